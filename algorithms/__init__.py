@@ -1,0 +1,1 @@
+"""The plugin's algorithms (installed as open_spiel_ext.algorithms)."""

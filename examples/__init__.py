@@ -1,0 +1,1 @@
+"""Example binaries with absl flags, run as `python -m open_spiel_ext.examples.NAME`."""

@@ -1,0 +1,8 @@
+"""The plugin's games; importing this package registers all of them."""
+
+from open_spiel_ext.games import clone_leduc
+from open_spiel_ext.games import k_gmp
+from open_spiel_ext.games import oshi_zumo
+from open_spiel_ext.games import rps_choice
+from open_spiel_ext.games import tiny_hanabi
+

@@ -1,0 +1,78 @@
+"""m-Clone Leduc poker, the XDO thesis's game where PSRO's pure strategies explode.
+
+Every fold/call/raise of Leduc poker is duplicated `clones` times: action id `a`
+is base action `a % 3` (0 fold, 1 call, 2 raise) played through clone `a // 3`.
+Chance outcomes are Leduc's. Clones are indistinguishable to both players, so
+information-state and observation strings and tensors are exactly Leduc's (936
+information states for any number of clones), while the number of histories
+grows with every cloned decision (9,457 for one clone, 468,517 for two).
+The rules are OpenSpiel's C++ `leduc_poker` state.
+"""
+
+from typing import Any, Optional
+
+from open_spiel_ext.games import params as params_lib
+from open_spiel_ext.games import registry
+from open_spiel_ext.games import wrapped
+import pyspiel
+
+NUM_BASE_ACTIONS = 3
+
+_LEDUC = pyspiel.load_game("leduc_poker")
+_GAME_TYPE = wrapped.derived_game_type(
+    _LEDUC.get_type(),
+    short_name="xdo_clone_leduc",
+    long_name="Clone Leduc Poker (XDO)",
+    parameter_specification={"clones": 2})
+
+
+class CloneLeducGame(wrapped.WrappedGame):
+  """Leduc poker with every player action duplicated `clones` times."""
+
+  def __init__(self, params: Optional[dict[str, Any]] = None):
+    params = wrapped.with_defaults(_GAME_TYPE, params)
+    self.clones = params["clones"]
+    params_lib.require_at_least(_GAME_TYPE.short_name, "clones", self.clones, 1)
+    super().__init__(_GAME_TYPE, params, _LEDUC,
+                     NUM_BASE_ACTIONS * self.clones)
+
+  def new_initial_state(self) -> "CloneLeducState":
+    return CloneLeducState(self, self.inner_game.new_initial_state(),
+                           self.clones)
+
+
+class CloneLeducState(wrapped.WrappedState):
+  """A Clone Leduc state: a Leduc state plus the clone index of each action."""
+
+  def __init__(self, game: CloneLeducGame, inner_state: pyspiel.State,
+               clones: int):
+    super().__init__(game, inner_state)
+    self._clones = clones
+
+  def to_inner_action(self, player: int, action: int) -> int:
+    if player == pyspiel.PlayerId.CHANCE:
+      return action
+    return action % NUM_BASE_ACTIONS
+
+  def _legal_actions(self, player: int) -> list[int]:
+    base_actions = self.inner.legal_actions(player)
+    return sorted(base + NUM_BASE_ACTIONS * clone
+                  for clone in range(self._clones)
+                  for base in base_actions)
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    base_string = super()._action_to_string(player, action)
+    if player == pyspiel.PlayerId.CHANCE:
+      return base_string
+    return f"{base_string}#{action // NUM_BASE_ACTIONS}"
+
+  def __str__(self) -> str:
+    clone_indices = [
+        str(item.action // NUM_BASE_ACTIONS)
+        for item in self.full_history()
+        if item.player != pyspiel.PlayerId.CHANCE
+    ]
+    return f"{self.inner}Clone indices: {' '.join(clone_indices)}"
+
+
+registry.register(_GAME_TYPE, CloneLeducGame)

@@ -1,0 +1,42 @@
+"""Installs the open_spiel_ext distribution.
+
+`games/`, `algorithms/` and `examples/` sit at the top of the repository, as in
+OpenSpiel, and are installed under the `open_spiel_ext.` namespace so that
+nothing called plain `games` or `algorithms` lands in site-packages.
+"""
+
+import pathlib
+
+import setuptools
+
+_SUBPACKAGES = ("games", "algorithms", "examples")
+
+setuptools.setup(
+    name="open_spiel_ext",
+    version="0.1.0",
+    description=("OpenSpiel plugin: double-oracle games and algorithms, "
+                 "DeepCubeA puzzles, cooperative belief-space methods."),
+    long_description=(pathlib.Path(__file__).parent /
+                      "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache 2.0",
+    python_requires=">=3.11",
+    packages=["open_spiel_ext"] +
+    [f"open_spiel_ext.{name}" for name in _SUBPACKAGES],
+    package_dir={"open_spiel_ext": "open_spiel_ext"} |
+    {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
+    install_requires=[
+        "open_spiel==2.0.2",
+        "jax",
+        "dm-haiku",
+        "optax",
+        "numpy",
+        "absl-py",
+        "scipy",
+        "matplotlib",
+    ],
+    extras_require={
+        "test": ["pytest"],
+        "ray": ["ray"],
+    },
+)
