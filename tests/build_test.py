@@ -6,7 +6,7 @@ import os
 import pytest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKED_FOLDERS = ("games", "algorithms", "examples", "tests")
+CHECKED_FOLDERS = ("games", "algorithms", "examples", "benchmarks", "tests")
 
 
 def evaluate_build(path: str) -> list[dict]:
@@ -68,12 +68,12 @@ def test_a_py_test_per_test_file(rules):
   assert tests == test_files
 
 
-def test_a_py_binary_per_example(rules):
+def test_a_py_binary_per_example_and_benchmark(rules):
   binaries = {rule["main"] for rule in rules if rule["kind"] == "py_binary"}
-  examples = {path for path in python_sources()
-              if path.startswith("examples/") and
-              not path.endswith("__init__.py")}
-  assert binaries == examples
+  scripts = {path for path in python_sources()
+             if path.startswith(("examples/", "benchmarks/")) and
+             not path.endswith("__init__.py")}
+  assert binaries == scripts
 
 
 def test_a_py_library_per_package(rules):
