@@ -72,8 +72,8 @@ def main(argv: Sequence[str]) -> None:
     for line in describe(game):
       print(f"  {line}")
     moves, returns = play_randomly(game, rng)
-    print(f"  Random play (seed {_SEED.value}): "
-          f"{' | '.join(m.replace(chr(10), ' ') for m in moves)}")
+    one_line_moves = [move.replace("\n", " ") for move in moves]
+    print(f"  Random play (seed {_SEED.value}): {' | '.join(one_line_moves)}")
     print(f"  Returns: {returns}")
 
 

@@ -11,8 +11,8 @@ The rules are OpenSpiel's C++ `leduc_poker` state.
 
 from typing import Any, Optional
 
-from open_spiel_ext.games import params as params_lib
 from open_spiel_ext.games import registry
+from open_spiel_ext.games import validation
 from open_spiel_ext.games import wrapped
 import pyspiel
 
@@ -30,9 +30,9 @@ class CloneLeducGame(wrapped.WrappedGame):
   """Leduc poker with every player action duplicated `clones` times."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = wrapped.with_defaults(_GAME_TYPE, params)
+    params = validation.with_defaults(_GAME_TYPE, params)
     self.clones = params["clones"]
-    params_lib.require_at_least(_GAME_TYPE.short_name, "clones", self.clones, 1)
+    validation.require_at_least(_GAME_TYPE.short_name, "clones", self.clones, 1)
     super().__init__(_GAME_TYPE, params, _LEDUC,
                      NUM_BASE_ACTIONS * self.clones)
 

@@ -19,10 +19,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from open_spiel_ext.games import params as params_lib
 from open_spiel_ext.games import registry
 from open_spiel_ext.games import subgame_matrix
-from open_spiel_ext.games import wrapped
+from open_spiel_ext.games import validation
 
 _K_GMP = subgame_matrix.game_type(
     "k_gmp", "k Generalized Matching Pennies", {"k": 9, "actions": 3},
@@ -49,16 +48,16 @@ def perturbations(k: int, actions: int, seed: int) -> np.ndarray:
 
 
 def _validate_k(short_name: str, params: dict[str, Any]) -> None:
-  params_lib.require_at_least(short_name, "k", params["k"], 1)
+  validation.require_at_least(short_name, "k", params["k"], 1)
 
 
 class KGmpGame(subgame_matrix.SubgameMatrixGame):
   """k identical generalized matching pennies subgames."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = wrapped.with_defaults(_K_GMP, params)
+    params = validation.with_defaults(_K_GMP, params)
     _validate_k("k_gmp", params)
-    params_lib.require_at_least("k_gmp", "actions", params["actions"], 2)
+    validation.require_at_least("k_gmp", "actions", params["actions"], 2)
     actions = params["actions"]
     super().__init__(_K_GMP, params,
                      matching_payoffs(params["k"], np.arange(actions)),
@@ -69,11 +68,11 @@ class PerturbedKGmpGame(subgame_matrix.SubgameMatrixGame):
   """k generalized matching pennies subgames with perturbed matching payoffs."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = wrapped.with_defaults(_PERTURBED_K_GMP, params)
+    params = validation.with_defaults(_PERTURBED_K_GMP, params)
     _validate_k("perturbed_k_gmp", params)
-    params_lib.require_at_least("perturbed_k_gmp", "actions",
+    validation.require_at_least("perturbed_k_gmp", "actions",
                                 params["actions"], 2)
-    params_lib.require_in_range("perturbed_k_gmp", "seed", params["seed"], 0,
+    validation.require_in_range("perturbed_k_gmp", "seed", params["seed"], 0,
                                 2**32 - 1)
     k, actions = params["k"], params["actions"]
     payoffs = matching_payoffs(k, np.arange(actions))
@@ -88,10 +87,10 @@ class CloneGmpGame(subgame_matrix.SubgameMatrixGame):
   """k GMP subgames whose actions come in `classes` classes of `clones`."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = wrapped.with_defaults(_CLONE_GMP, params)
+    params = validation.with_defaults(_CLONE_GMP, params)
     _validate_k("clone_gmp", params)
-    params_lib.require_at_least("clone_gmp", "clones", params["clones"], 1)
-    params_lib.require_at_least("clone_gmp", "classes", params["classes"], 2)
+    validation.require_at_least("clone_gmp", "clones", params["clones"], 1)
+    validation.require_at_least("clone_gmp", "classes", params["classes"], 2)
     classes = params["classes"]
     action_ids = np.arange(params["clones"] * classes)
     super().__init__(

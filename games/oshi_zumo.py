@@ -16,8 +16,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from open_spiel_ext.games import params as params_lib
 from open_spiel_ext.games import registry
+from open_spiel_ext.games import validation
 from open_spiel_ext.games import wrapped
 import pyspiel
 
@@ -39,12 +39,20 @@ _GAME_TYPE = wrapped.derived_game_type(
     provides_information_state_tensor=True)
 
 
+def _is_information_state_type(
+    iig_obs_type: Optional[pyspiel.IIGObservationType]) -> bool:
+  """Whether OpenSpiel asks for information states (what our tensor is)."""
+  return (iig_obs_type is not None and iig_obs_type.perfect_recall and
+          iig_obs_type.public_info and
+          iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
+
+
 def _resolve_preset(params: dict[str, Any]) -> dict[str, Any]:
   """Returns `params` with the preset's coins, size and horizon filled in."""
   preset = params["preset"]
   if not preset:
     return params
-  params_lib.require_one_of(_SHORT_NAME, "preset", preset, PRESETS)
+  validation.require_one_of(_SHORT_NAME, "preset", preset, PRESETS)
   for name, value in PRESETS[preset].items():
     if params[name] not in (_DEFAULTS[name], value):
       raise ValueError(
@@ -55,8 +63,8 @@ def _resolve_preset(params: dict[str, Any]) -> dict[str, Any]:
 
 def _validate(params: dict[str, Any]) -> None:
   for name in ("coins", "size", "horizon"):
-    params_lib.require_at_least(_SHORT_NAME, name, params[name], 1)
-  params_lib.require_in_range(_SHORT_NAME, "min_bid", params["min_bid"], 0,
+    validation.require_at_least(_SHORT_NAME, name, params[name], 1)
+  validation.require_in_range(_SHORT_NAME, "min_bid", params["min_bid"], 0,
                               params["coins"])
 
 
@@ -64,7 +72,7 @@ class OshiZumoGame(wrapped.WrappedGame):
   """Turn-based Oshi-Zumo delegating to OpenSpiel's C++ game."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = _resolve_preset(wrapped.with_defaults(_GAME_TYPE, params))
+    params = _resolve_preset(validation.with_defaults(_GAME_TYPE, params))
     _validate(params)
     self.coins = params["coins"]
     self.horizon = params["horizon"]
@@ -81,7 +89,7 @@ class OshiZumoGame(wrapped.WrappedGame):
       params: Optional[dict[str, Any]] = None):
     """The C++ observers, with our tensor added to the information state."""
     observer = super().make_py_observer(iig_obs_type, params)
-    if iig_obs_type is not None and iig_obs_type.perfect_recall:
+    if observer is not None and _is_information_state_type(iig_obs_type):
       return InfoStateObserver(observer, self.horizon, self.coins)
     return observer
 

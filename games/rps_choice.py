@@ -11,10 +11,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from open_spiel_ext.games import params as params_lib
 from open_spiel_ext.games import registry
 from open_spiel_ext.games import subgame_matrix
-from open_spiel_ext.games import wrapped
+from open_spiel_ext.games import validation
 
 # Payoffs to player 0; rows and columns are rock, paper, scissors.
 RPS_PAYOFFS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=np.float64)
@@ -28,8 +27,8 @@ class RpsChoiceGame(subgame_matrix.SubgameMatrixGame):
   """Player 0 picks one of `games` RPS games, then both play it."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
-    params = wrapped.with_defaults(_GAME_TYPE, params)
-    params_lib.require_at_least("rps_choice", "games", params["games"], 1)
+    params = validation.with_defaults(_GAME_TYPE, params)
+    validation.require_at_least("rps_choice", "games", params["games"], 1)
     payoffs = np.broadcast_to(RPS_PAYOFFS, (params["games"], 3, 3))
     super().__init__(_GAME_TYPE, params, payoffs,
                      ["Rock", "Paper", "Scissors"])

@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from open_spiel_ext.games import validation
 import pyspiel
 
 
@@ -116,11 +117,7 @@ class SubgameMatrixState(pyspiel.State):
     return [(subgame, 1.0 / num_subgames) for subgame in range(num_subgames)]
 
   def _apply_action(self, action: int) -> None:
-    legal_actions = self.legal_actions()
-    if action not in legal_actions:
-      raise pyspiel.SpielError(
-          f"{self.get_game().get_type().short_name}: action {action} is not "
-          f"legal here; legal actions are {legal_actions}")
+    validation.require_legal_action(self, action)
     if self.subgame is None:
       self.subgame = action
     else:

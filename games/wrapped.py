@@ -10,6 +10,7 @@ exactly the C++ game's.
 from typing import Any, Optional
 
 from open_spiel.python import observation
+from open_spiel_ext.games import validation
 import pyspiel
 
 _GAME_TYPE_FIELDS = (
@@ -45,12 +46,6 @@ def derived_game_info(inner_game: pyspiel.Game,
       max_utility=inner_game.max_utility(),
       utility_sum=inner_game.utility_sum(),
       max_game_length=inner_game.max_game_length())
-
-
-def with_defaults(game_type: pyspiel.GameType,
-                  params: Optional[dict[str, Any]]) -> dict[str, Any]:
-  """Returns `params` completed with the game type's default parameters."""
-  return {**game_type.parameter_specification, **(params or {})}
 
 
 class InnerObserver:
@@ -115,11 +110,7 @@ class WrappedState(pyspiel.State):
     return self.inner.chance_outcomes()
 
   def _apply_action(self, action: int) -> None:
-    legal_actions = self.legal_actions()
-    if action not in legal_actions:
-      raise pyspiel.SpielError(
-          f"{self.get_game().get_type().short_name}: action {action} is not "
-          f"legal here; legal actions are {legal_actions}")
+    validation.require_legal_action(self, action)
     self.inner.apply_action(
         self.to_inner_action(self.current_player(), action))
 

@@ -1,6 +1,14 @@
-"""Validation of game parameters with errors that name the parameter and value."""
+"""Checks of game parameters and actions, with errors that name the bad value."""
 
-from typing import Any, Collection
+from typing import Any, Collection, Optional
+
+import pyspiel
+
+
+def with_defaults(game_type: pyspiel.GameType,
+                  params: Optional[dict[str, Any]]) -> dict[str, Any]:
+  """Returns `params` completed with the game type's default parameters."""
+  return {**game_type.parameter_specification, **(params or {})}
 
 
 def require_at_least(game: str, name: str, value: int, minimum: int) -> None:
@@ -24,3 +32,12 @@ def require_one_of(game: str, name: str, value: Any,
   if value not in choices:
     raise ValueError(f"{game}: parameter {name} must be one of "
                      f"{sorted(choices)}, got {name}={value!r}")
+
+
+def require_legal_action(state: pyspiel.State, action: int) -> None:
+  """Raises SpielError, before anything changes, if `action` is illegal."""
+  legal_actions = state.legal_actions()
+  if action not in legal_actions:
+    raise pyspiel.SpielError(
+        f"{state.get_game().get_type().short_name}: action {action} is not "
+        f"legal here; legal actions are {legal_actions}")
