@@ -19,6 +19,7 @@ import matplotlib
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.games import random_play
 import pyspiel
 
 matplotlib.use("Agg")
@@ -56,11 +57,7 @@ def play_randomly(game: pyspiel.Game, playouts: int, seed: int) -> int:
   for _ in range(playouts):
     state = game.new_initial_state()
     while not state.is_terminal():
-      if state.is_chance_node():
-        actions, probs = zip(*state.chance_outcomes())
-        state.apply_action(rng.choice(actions, p=probs))
-      else:
-        state.apply_action(rng.choice(state.legal_actions()))
+      state.apply_action(random_play.sample_action(state, rng))
       moves += 1
   return moves
 

@@ -14,6 +14,7 @@ from absl import flags
 import numpy as np
 
 import open_spiel_ext
+from open_spiel_ext.games import random_play
 import pyspiel
 
 _GAMES = flags.DEFINE_multi_string(
@@ -51,11 +52,7 @@ def play_randomly(game: pyspiel.Game,
   state = game.new_initial_state()
   moves = []
   while not state.is_terminal():
-    if state.is_chance_node():
-      actions, probs = zip(*state.chance_outcomes())
-      action = rng.choice(actions, p=probs)
-    else:
-      action = rng.choice(state.legal_actions())
+    action = random_play.sample_action(state, rng)
     moves.append(state.action_to_string(state.current_player(), action))
     state.apply_action(action)
   return moves, state.returns()

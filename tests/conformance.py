@@ -24,6 +24,7 @@ import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel.python.algorithms import generate_playthrough
+from open_spiel_ext.games import random_play
 import pyspiel
 
 PLAYTHROUGH_DIR = os.path.join(os.path.dirname(__file__), "playthroughs")
@@ -117,11 +118,7 @@ def random_trajectory(game: pyspiel.Game,
   state = game.new_initial_state()
   states = [state.clone()]
   while not state.is_terminal():
-    if state.is_chance_node():
-      actions, probs = zip(*state.chance_outcomes())
-      state.apply_action(rng.choice(actions, p=probs))
-    else:
-      state.apply_action(rng.choice(state.legal_actions()))
+    state.apply_action(random_play.sample_action(state, rng))
     states.append(state.clone())
   return states
 
