@@ -8,8 +8,10 @@ an information-state tensor (the observer, the player to move, and every bid the
 observer has seen, one-hot per round and player).
 
 Presets (parameter `preset`) name the variants of the XDO/NXDO experiments; a
-preset fixes coins, size and horizon, and any of those given alongside it must
-agree with it.
+preset fixes coins, size and horizon. Giving one of those a value other than
+its default and the preset's is an error (pyspiel hands the game every
+parameter with defaults filled in, so a default given explicitly cannot be told
+from one left out, and the preset wins).
 """
 
 from typing import Any, Optional
