@@ -26,39 +26,41 @@ _GAME_TYPE = wrapped.derived_game_type(
     parameter_specification={"clones": 2})
 
 
+class CloneActionMap(wrapped.ActionMap):
+  """Player action `a` is Leduc's `a % 3` through clone `a // 3`."""
+
+  def __init__(self, clones: int):
+    self.clones = clones
+
+  def outer_actions(self, player: int, inner_actions: list[int]) -> list[int]:
+    if player == pyspiel.PlayerId.CHANCE:
+      return inner_actions
+    return sorted(base + NUM_BASE_ACTIONS * clone
+                  for clone in range(self.clones)
+                  for base in inner_actions)
+
+  def inner_action(self, player: int, action: int) -> int:
+    if player == pyspiel.PlayerId.CHANCE:
+      return action
+    return action % NUM_BASE_ACTIONS
+
+
 class CloneLeducGame(wrapped.WrappedGame):
   """Leduc poker with every player action duplicated `clones` times."""
 
   def __init__(self, params: Optional[dict[str, Any]] = None):
     params = validation.with_defaults(_GAME_TYPE, params)
-    self.clones = params["clones"]
-    validation.require_at_least(_GAME_TYPE.short_name, "clones", self.clones, 1)
-    super().__init__(_GAME_TYPE, params, _LEDUC,
-                     NUM_BASE_ACTIONS * self.clones)
+    clones = params["clones"]
+    validation.require_at_least(_GAME_TYPE.short_name, "clones", clones, 1)
+    super().__init__(_GAME_TYPE, params, _LEDUC, NUM_BASE_ACTIONS * clones,
+                     CloneActionMap(clones))
 
   def new_initial_state(self) -> "CloneLeducState":
-    return CloneLeducState(self, self.inner_game.new_initial_state(),
-                           self.clones)
+    return CloneLeducState(self, self.inner_game.new_initial_state())
 
 
 class CloneLeducState(wrapped.WrappedState):
   """A Clone Leduc state: a Leduc state plus the clone index of each action."""
-
-  def __init__(self, game: CloneLeducGame, inner_state: pyspiel.State,
-               clones: int):
-    super().__init__(game, inner_state)
-    self._clones = clones
-
-  def to_inner_action(self, player: int, action: int) -> int:
-    if player == pyspiel.PlayerId.CHANCE:
-      return action
-    return action % NUM_BASE_ACTIONS
-
-  def _legal_actions(self, player: int) -> list[int]:
-    base_actions = self.inner.legal_actions(player)
-    return sorted(base + NUM_BASE_ACTIONS * clone
-                  for clone in range(self._clones)
-                  for base in base_actions)
 
   def _action_to_string(self, player: int, action: int) -> str:
     base_string = super()._action_to_string(player, action)

@@ -1,10 +1,12 @@
 """Base classes for plugin games whose rules live in an OpenSpiel C++ game.
 
 A wrapped game keeps one C++ state inside each Python state and delegates the
-rules to it. Subclasses only translate action ids (`to_inner_action`) and add
+rules to it. Subclasses translate action ids through an `ActionMap` and add
 what the C++ game lacks. Observations come from the C++ game's own observers,
-applied to the inner state, so information-state strings and tensors are
-exactly the C++ game's.
+applied to the inner state, so information-state strings are exactly the C++
+game's (subclasses must keep it so: tools such as the tree engine walk the
+inner C++ game with the action map, at C++ speed, instead of the Python
+states).
 """
 
 from typing import Any, Optional
@@ -48,6 +50,26 @@ def derived_game_info(inner_game: pyspiel.Game,
       max_game_length=inner_game.max_game_length())
 
 
+class ActionMap:
+  """How a wrapped game's action ids relate to its inner game's: identity.
+
+  Immutable, so states share it rather than copy it.
+  """
+
+  def outer_actions(self, player: int, inner_actions: list[int]) -> list[int]:
+    """The wrapped game's legal actions, given the inner game's."""
+    del player  # Same ids for every player.
+    return inner_actions
+
+  def inner_action(self, player: int, action: int) -> int:
+    """The inner game's action for `player`'s action id in the wrapped game."""
+    del player  # Same ids for every player.
+    return action
+
+  def __deepcopy__(self, memo) -> "ActionMap":
+    return self
+
+
 class InnerObserver:
   """A PyObserver that observes a wrapped state through its inner C++ state."""
 
@@ -68,11 +90,13 @@ class WrappedGame(pyspiel.Game):
 
   def __init__(self, game_type: pyspiel.GameType, params: dict[str, Any],
                inner_game: pyspiel.Game,
-               num_distinct_actions: Optional[int] = None):
+               num_distinct_actions: Optional[int] = None,
+               action_map: ActionMap = ActionMap()):
     super().__init__(game_type,
                      derived_game_info(inner_game, num_distinct_actions),
                      params)
     self.inner_game = inner_game
+    self.action_map = action_map
 
   def new_initial_state(self) -> "WrappedState":
     return WrappedState(self, self.inner_game.new_initial_state())
@@ -94,17 +118,14 @@ class WrappedState(pyspiel.State):
   def __init__(self, game: WrappedGame, inner_state: pyspiel.State):
     super().__init__(game)
     self.inner = inner_state
-
-  def to_inner_action(self, player: int, action: int) -> int:
-    """Maps `player`'s action id in this game to the inner game's."""
-    del player  # Same ids unless a subclass says otherwise.
-    return action
+    self._action_map = game.action_map
 
   def current_player(self) -> int:
     return self.inner.current_player()
 
   def _legal_actions(self, player: int) -> list[int]:
-    return self.inner.legal_actions(player)
+    return self._action_map.outer_actions(player,
+                                          self.inner.legal_actions(player))
 
   def chance_outcomes(self) -> list[tuple[int, float]]:
     return self.inner.chance_outcomes()
@@ -112,11 +133,11 @@ class WrappedState(pyspiel.State):
   def _apply_action(self, action: int) -> None:
     validation.require_legal_action(self, action)
     self.inner.apply_action(
-        self.to_inner_action(self.current_player(), action))
+        self._action_map.inner_action(self.current_player(), action))
 
   def _action_to_string(self, player: int, action: int) -> str:
-    return self.inner.action_to_string(player,
-                                      self.to_inner_action(player, action))
+    return self.inner.action_to_string(
+        player, self._action_map.inner_action(player, action))
 
   def is_terminal(self) -> bool:
     return self.inner.is_terminal()
