@@ -21,8 +21,11 @@ setuptools.setup(
     long_description_content_type="text/markdown",
     license="Apache 2.0",
     python_requires=">=3.11",
-    packages=["open_spiel_ext"] +
-    [f"open_spiel_ext.{name}" for name in _SUBPACKAGES],
+    packages=["open_spiel_ext"] + [
+        f"open_spiel_ext.{name}.{nested}" if nested else
+        f"open_spiel_ext.{name}" for name in _SUBPACKAGES
+        for nested in [""] + setuptools.find_packages(where=name)
+    ],
     package_dir={"open_spiel_ext": "open_spiel_ext"} |
     {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
     install_requires=[
