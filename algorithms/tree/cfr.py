@@ -47,25 +47,29 @@ def regret_matching(regrets: jax.Array, mask: jax.Array) -> jax.Array:
                    uniform)
 
 
-def _player_pass(structure, arrays, state: CFRState, mask, player: int,
+def _player_pass(layout, arrays, state: CFRState, mask, player,
                  variant: str) -> CFRState:
   """Updates `player`'s regrets and average policy; refreshes the policy."""
   weights = sweeps.edge_weights(arrays, state.current)
-  reach = sweeps.reach_probabilities(structure, arrays, weights)
-  values = sweeps.node_values(structure, arrays, weights) * (1.0 - 2 * player)
-  counterfactual = reach[1 - player] * reach[sweeps.CHANCE_OWNER]
-  parent, child = arrays["edge_parent"], arrays["edge_child"]
-  mine = arrays["edge_owner"] == player
-  edge_regrets = jnp.where(
-      mine, counterfactual[parent] * (values[child] - values[parent]), 0.0)
+  reach = sweeps.reach_probabilities(arrays, weights)
+  values = sweeps.node_values(layout, arrays, weights) * (1.0 - 2 * player)
+  counterfactual = sweeps.counterfactual_reach(reach, player)
+  parent = arrays["parent"][1:]  # Edges: into the nodes of levels 1, 2, ...
+  parent_reach = jnp.take_along_axis(counterfactual[:-1], parent, axis=1)
+  parent_values = jnp.take_along_axis(values[:-1], parent, axis=1)
+  mine = arrays["owner"][1:] == player
+  edge_regrets = jnp.where(mine, parent_reach * (values[1:] - parent_values),
+                           0.0)
   num_infosets, num_actions = mask.shape
   regrets = jax.ops.segment_sum(
-      edge_regrets, arrays["edge_infoset"] * num_actions + arrays["edge_action"],
+      edge_regrets.ravel(),
+      (arrays["parent_infoset"][1:] * num_actions +
+       arrays["action"][1:]).ravel(),
       num_segments=num_infosets * num_actions).reshape(num_infosets,
                                                        num_actions)
   own_reach = jax.ops.segment_sum(
-      jnp.where(arrays["node_player"] == player, reach[player], 0.0),
-      arrays["node_infoset"], num_segments=num_infosets)
+      jnp.where(arrays["player"] == player, reach[:, player], 0.0).ravel(),
+      arrays["infoset"].ravel(), num_segments=num_infosets)
   iteration = (state.iteration + 1).astype(jnp.float64)
   average_weight = 1.0 if variant == "cfr" else iteration
   regret_weight = iteration if variant == "linear" else 1.0
@@ -81,11 +85,13 @@ def _player_pass(structure, arrays, state: CFRState, mask, player: int,
 
 
 @functools.partial(jax.jit, static_argnums=(0, 4))
-def _iterate(structure, arrays, state: CFRState, mask, variant: str,
+def _iterate(layout, arrays, state: CFRState, mask, variant: str,
              num_iterations) -> CFRState:
+  def one_pass(player, state):
+    return _player_pass(layout, arrays, state, mask, player, variant)
+
   def one_iteration(_, state):
-    for player in (0, 1):
-      state = _player_pass(structure, arrays, state, mask, player, variant)
+    state = jax.lax.fori_loop(0, 2, one_pass, state)
     return state._replace(iteration=state.iteration + 1)
   return jax.lax.fori_loop(0, num_iterations, one_iteration, state)
 
@@ -109,6 +115,13 @@ class CFRSolver:
   @property
   def tree(self) -> game_tree_lib.GameTree:
     return self._sweeps.tree
+
+  def set_sweeps(self, tree_sweeps: sweeps.TreeSweeps) -> None:
+    """Runs on from now on over `tree_sweeps`, e.g. a restricted game's
+    sub-tree of the same tree (information states keep their indices)."""
+    if tree_sweeps.tree is not self.tree:
+      raise ValueError("set_sweeps needs a sub-tree of the solver's tree")
+    self._sweeps = tree_sweeps
 
   @property
   def iteration(self) -> int:
@@ -137,7 +150,7 @@ class CFRSolver:
   def run(self, num_iterations: int) -> None:
     """Runs `num_iterations` iterations (both players each)."""
     with jax.enable_x64(True):
-      self._state = _iterate(self._sweeps.structure, self._sweeps.arrays,
+      self._state = _iterate(self._sweeps.layout, self._sweeps.arrays,
                              self._state, jnp.asarray(self._mask),
                              self.variant, jnp.asarray(num_iterations))
 

@@ -2,10 +2,11 @@
 
 Every history (node) of the game gets a row: who acts, its information state,
 its parent, the action that led to it, the chance probability of that action,
-and, at terminals, player 0's utility. Nodes are numbered level by level; a
-node's level is its depth, raised where needed so that every information set
-lies on one level. Solvers (see `solvers.py`) then sweep levels top-down for
-reach probabilities and bottom-up for values, one vectorised step per level.
+and, at terminals, player 0's utility. Nodes are numbered level by level (a
+node's level is its depth). Sweeps (`sweeps.py`) then go over levels top-down
+for reach probabilities and bottom-up for values, one vectorised step per
+level, which needs every information set to lie on one level: games whose
+information sets mix depths are refused with a ValueError.
 
 Games wrapped around an OpenSpiel C++ game (`open_spiel_ext.games.wrapped`) are
 walked through their C++ states with the wrapper's action map, at C++ speed.
@@ -125,14 +126,16 @@ def _walker(game: pyspiel.Game):
 
 def _walk(root: pyspiel.State, legal_actions: Callable, child: Callable):
   """Walks the whole tree depth first; returns per-node lists and infosets."""
-  players, infosets, parents, actions, probs, utilities = ([], [], [], [], [],
-                                                           [])
+  players, infosets, parents, actions, probs, utilities, depths = ([], [], [],
+                                                                   [], [], [],
+                                                                   [])
   infoset_ids = {}
   infoset_actions = []
-  stack = [(root, -1, -1, 1.0)]
+  stack = [(root, -1, -1, 1.0, 0)]
   while stack:
-    state, parent, action, prob = stack.pop()
+    state, parent, action, prob, depth = stack.pop()
     node = len(players)
+    depths.append(depth)
     parents.append(parent)
     actions.append(action)
     probs.append(prob)
@@ -146,7 +149,7 @@ def _walk(root: pyspiel.State, legal_actions: Callable, child: Callable):
     players.append(player)
     if player == CHANCE:
       infosets.append(-1)
-      stack.extend((state.child(a), node, a, p)
+      stack.extend((state.child(a), node, a, p, depth + 1)
                    for a, p in reversed(state.chance_outcomes()))
       continue
     key = (player, state.information_state_string(player))
@@ -155,43 +158,34 @@ def _walk(root: pyspiel.State, legal_actions: Callable, child: Callable):
     if infoset == len(infoset_actions):
       infoset_actions.append((legal, node))
     infosets.append(infoset)
-    stack.extend((child(state, player, a), node, a, 1.0)
+    stack.extend((child(state, player, a), node, a, 1.0, depth + 1)
                  for a in reversed(legal))
-  return (players, infosets, parents, actions, probs, utilities, infoset_ids,
-          infoset_actions)
+  return (players, infosets, parents, actions, probs, utilities, depths,
+          infoset_ids, infoset_actions)
 
 
-def _levels(parent: np.ndarray, infoset: np.ndarray,
-            num_infosets: int) -> np.ndarray:
-  """Depths, raised until each information set lies on one level.
-
-  Nodes come in depth-first order, so parents precede children.
-  """
-  level = np.zeros(len(parent), np.int64)
-  children = np.arange(1, len(parent))
+def _check_one_depth_per_infoset(game: pyspiel.Game, depth: np.ndarray,
+                                 infoset: np.ndarray,
+                                 num_infosets: int) -> None:
   decisions = infoset >= 0
-  while True:
-    previous = level.copy()
-    for _ in range(len(parent)):  # Propagate parent + 1 down every path.
-      raised = np.maximum(level[children], level[parent[children]] + 1)
-      if np.array_equal(raised, level[children]):
-        break
-      level[children] = raised
-    infoset_level = np.zeros(num_infosets, np.int64)
-    np.maximum.at(infoset_level, infoset[decisions], level[decisions])
-    level[decisions] = infoset_level[infoset[decisions]]
-    if np.array_equal(level, previous):
-      return level
+  shallowest = np.full(num_infosets, np.iinfo(np.int64).max)
+  deepest = np.zeros(num_infosets, np.int64)
+  np.minimum.at(shallowest, infoset[decisions], depth[decisions])
+  np.maximum.at(deepest, infoset[decisions], depth[decisions])
+  if np.any(shallowest != deepest):
+    raise ValueError(f"The tree engine needs each information set at one "
+                     f"depth; {game} has information sets spanning depths")
 
 
 def build_tree(game: pyspiel.Game) -> GameTree:
   """Walks `game` once into a GameTree."""
   _check_game(game)
-  (players, infosets, parents, actions, probs, utilities, infoset_ids,
+  (players, infosets, parents, actions, probs, utilities, depths, infoset_ids,
    infoset_actions) = _walk(*_walker(game))
   parent = np.asarray(parents, np.int64)
   infoset = np.asarray(infosets, np.int64)
-  level = _levels(parent, infoset, len(infoset_ids))
+  level = np.asarray(depths, np.int64)
+  _check_one_depth_per_infoset(game, level, infoset, len(infoset_ids))
   order = np.argsort(level, kind="stable")  # Keeps depth-first order within.
   new_index = np.empty_like(order)
   new_index[order] = np.arange(len(order))

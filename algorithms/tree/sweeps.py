@@ -2,13 +2,16 @@
 
 Policies are [infosets, actions] arrays of action probabilities. A `mask` of
 the same shape restricts the game: best responses choose only masked actions.
-All arithmetic is float64 (the functions enable JAX's x64 mode for their own
-calls only).
+All arithmetic is float64 (JAX's x64 mode is enabled for these calls only).
 
-Edges (node -> child) are grouped by the level of their parent. A top-down
-sweep visits parent levels from the root, a bottom-up sweep from the deepest;
-each step is one vectorised gather/scatter over the edges of one level, with
-the level's bounds static so that one tree compiles once.
+On the device a tree is laid out as [levels, width] arrays: level l holds its
+nodes in order, padded to the common width with inert nodes (terminal, utility
+0, reached with probability 0). Each node's row also describes the edge from its
+parent on the level above. Sweeps are `lax.scan`s over levels: top-down for
+reach probabilities, bottom-up for values and best responses. Compiled code
+depends only on (levels, width, infosets, actions), so sub-trees of a game
+(restricted games, see `TreeSweeps(keep=...)`) padded to a power-of-two width
+reuse one compilation.
 """
 
 import dataclasses
@@ -20,145 +23,194 @@ import numpy as np
 
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 
-CHANCE_OWNER = 2  # Edge owners: 0, 1 (players) or 2 (chance).
+CHANCE_OWNER = 2  # Edge owners: 0, 1 (players) or 2 (chance and padding).
 
 
 @dataclasses.dataclass(frozen=True)
-class Structure:
-  """The static shape of a tree: what jit specialises on."""
-  num_nodes: int
+class Layout:
+  """The static shape of a laid-out tree: what jit specialises on."""
+  levels: int
+  width: int
   num_infosets: int
   num_actions: int
-  node_slices: tuple[tuple[int, int], ...]  # Nodes of each level.
-  edge_slices: tuple[tuple[int, int], ...]  # Edges whose parent is on it.
 
 
-def structure_and_arrays(tree: game_tree_lib.GameTree):
-  """The static Structure and the device arrays of `tree`."""
-  children = np.arange(1, tree.num_nodes)
-  parents = tree.parent[children]
+def _next_power_of_two(n: int) -> int:
+  return 1 << max(0, int(n) - 1).bit_length()
+
+
+def lay_out(tree: game_tree_lib.GameTree, keep: np.ndarray | None = None,
+            min_width: int = 1, power_of_two: bool = False):
+  """The Layout, node positions and device arrays of `tree`'s `keep` nodes.
+
+  Args:
+    tree: the game tree.
+    keep: [nodes] which nodes to lay out (default all); parents of kept nodes
+      must be kept.
+    min_width: the width is at least this.
+    power_of_two: round the width up to a power of two.
+
+  Returns:
+    (layout, (level, position) of each kept node, arrays).
+  """
+  kept = np.arange(tree.num_nodes) if keep is None else np.flatnonzero(keep)
   level_of = np.repeat(np.arange(tree.num_levels), np.diff(tree.level_starts))
-  order = np.argsort(level_of[parents], kind="stable")
-  edge_child, edge_parent = children[order], parents[order]
-  parent_player = tree.player[edge_parent]
-  edge_owner = np.where(parent_player >= 0, parent_player, CHANCE_OWNER)
-  edge_counts = np.bincount(level_of[edge_parent], minlength=tree.num_levels)
-  edge_starts = np.concatenate([[0], np.cumsum(edge_counts)])
-  infoset_level = level_of[tree.infoset_node]
-  structure = Structure(
-      num_nodes=tree.num_nodes,
-      num_infosets=tree.num_infosets,
-      num_actions=tree.num_actions,
-      node_slices=tuple(zip(tree.level_starts[:-1].tolist(),
-                            tree.level_starts[1:].tolist())),
-      edge_slices=tuple(zip(edge_starts[:-1].tolist(),
-                            edge_starts[1:].tolist())))
+  levels = level_of[kept]
+  counts = np.bincount(levels, minlength=tree.num_levels)
+  width = max(int(counts.max()), min_width)
+  if power_of_two:
+    width = _next_power_of_two(width)
+  positions = np.arange(len(kept)) - np.concatenate([[0], np.cumsum(counts)
+                                                     ])[levels]
+  position_of = np.zeros(tree.num_nodes, np.int64)
+  position_of[kept] = positions
+
+  def grid(fill, dtype):
+    return np.full((tree.num_levels, width), fill, dtype)
+
+  player, infoset, utility = grid(game_tree_lib.TERMINAL, np.int32), grid(
+      0, np.int32), grid(0.0, np.float64)
+  parent, action, owner = grid(0, np.int32), grid(0, np.int32), grid(
+      CHANCE_OWNER, np.int32)
+  chance_prob, parent_infoset = grid(0.0, np.float64), grid(0, np.int32)
+  player[levels, positions] = tree.player[kept]
+  infoset[levels, positions] = np.maximum(tree.infoset[kept], 0)
+  utility[levels, positions] = tree.utility[kept]
+  chance_prob[0, 0] = 1.0  # The root is reached.
+  children = kept[tree.parent[kept] >= 0]
+  at = (level_of[children], position_of[children])
+  parents = tree.parent[children]
+  parent[at] = position_of[parents]
+  action[at] = tree.action[children]
+  owner[at] = np.where(tree.player[parents] >= 0, tree.player[parents],
+                       CHANCE_OWNER)
+  chance_prob[at] = tree.chance_prob[children]
+  parent_infoset[at] = np.maximum(tree.infoset[parents], 0)
+  layout = Layout(tree.num_levels, width, tree.num_infosets, tree.num_actions)
   with jax.enable_x64(True):
     arrays = {
-        "edge_parent": jnp.asarray(edge_parent, jnp.int32),
-        "edge_child": jnp.asarray(edge_child, jnp.int32),
-        "edge_owner": jnp.asarray(edge_owner, jnp.int32),
-        "edge_action": jnp.asarray(tree.action[edge_child], jnp.int32),
-        "edge_infoset": jnp.asarray(np.maximum(tree.infoset[edge_parent], 0),
-                                    jnp.int32),
-        "edge_chance_prob": jnp.asarray(tree.chance_prob[edge_child]),
-        "node_player": jnp.asarray(tree.player, jnp.int32),
-        "node_infoset": jnp.asarray(np.maximum(tree.infoset, 0), jnp.int32),
-        "node_utility": jnp.asarray(tree.utility),
+        "player": jnp.asarray(player),
+        "infoset": jnp.asarray(infoset),
+        "utility": jnp.asarray(utility),
+        "parent": jnp.asarray(parent),
+        "action": jnp.asarray(action),
+        "owner": jnp.asarray(owner),
+        "chance_prob": jnp.asarray(chance_prob),
+        "parent_infoset": jnp.asarray(parent_infoset),
         "infoset_player": jnp.asarray(tree.infoset_player, jnp.int32),
-        "infoset_level": jnp.asarray(infoset_level, jnp.int32),
+        "infoset_level": jnp.asarray(level_of[tree.infoset_node], jnp.int32),
     }
-  return structure, arrays
+  return layout, (level_of[kept], positions, kept), arrays
 
 
 def edge_weights(arrays, policy):
-  """Probability of each edge: the chance probability or the policy's."""
-  return jnp.where(arrays["edge_owner"] == CHANCE_OWNER,
-                   arrays["edge_chance_prob"],
-                   policy[arrays["edge_infoset"], arrays["edge_action"]])
+  """[levels, width] probability of the edge into each node."""
+  return jnp.where(arrays["owner"] == CHANCE_OWNER, arrays["chance_prob"],
+                   policy[arrays["parent_infoset"], arrays["action"]])
 
 
-def reach_probabilities(structure: Structure, arrays, weights):
-  """[3, nodes] reach probabilities: player 0's, player 1's, chance's."""
-  owners = jnp.arange(3)[:, None] == arrays["edge_owner"][None, :]
-  factors = jnp.where(owners, weights[None, :], 1.0)
-  reach = jnp.ones((3, structure.num_nodes))
-  for start, end in structure.edge_slices:
-    child = arrays["edge_child"][start:end]
-    parent = arrays["edge_parent"][start:end]
-    reach = reach.at[:, child].set(reach[:, parent] * factors[:, start:end])
-  return reach
+def reach_probabilities(arrays, weights):
+  """[levels, 3, width] reach probabilities: player 0's, 1's and chance's."""
+  owners = jnp.arange(3)[None, :, None] == arrays["owner"][:, None, :]
+  factors = jnp.where(owners, weights[:, None, :], 1.0)
+
+  def step(parent_reach, level):
+    parent, factor = level
+    reach = parent_reach[:, parent] * factor
+    return reach, reach
+
+  root = factors[0]
+  _, below = jax.lax.scan(step, root, (arrays["parent"][1:], factors[1:]))
+  return jnp.concatenate([root[None], below])
 
 
-def node_values(structure: Structure, arrays, weights):
-  """[nodes] expected utility of player 0 below each node."""
-  values = arrays["node_utility"]
-  for level in reversed(range(len(structure.edge_slices))):
-    start, end = structure.edge_slices[level]
-    node_start, node_end = structure.node_slices[level]
-    contributions = weights[start:end] * values[arrays["edge_child"][start:end]]
-    sums = jax.ops.segment_sum(contributions,
-                               arrays["edge_parent"][start:end] - node_start,
-                               num_segments=node_end - node_start)
-    values = values.at[node_start:node_end].add(sums)
-  return values
+def node_values(layout: Layout, arrays, weights):
+  """[levels, width] expected utility of player 0 below each node."""
+
+  def step(child_values, level):
+    parent, weight, utility = level
+    values = utility + jax.ops.segment_sum(
+        weight * child_values, parent, num_segments=layout.width)
+    return values, values
+
+  deepest = arrays["utility"][-1]
+  _, above = jax.lax.scan(
+      step, deepest,
+      (arrays["parent"][1:], weights[1:], arrays["utility"][:-1]),
+      reverse=True)
+  return jnp.concatenate([above, deepest[None]])
 
 
-def _player_sign(player):
-  return 1.0 - 2.0 * player
+def counterfactual_reach(reach, player):
+  """[levels, width] reach of everyone but `player` (opponent and chance)."""
+  return reach[:, 1 - player] * reach[:, CHANCE_OWNER]
 
 
 @functools.partial(jax.jit, static_argnums=(0,))
-def _best_response(structure: Structure, arrays, policy, mask, player):
+def _best_response(layout: Layout, arrays, policy, mask, player):
   """Value of `player`'s best response, and its action per infoset."""
   weights = edge_weights(arrays, policy)
-  reach = reach_probabilities(structure, arrays, weights)
-  owners = jnp.arange(3)
-  counterfactual = jnp.prod(
-      jnp.where((owners != player)[:, None], reach, 1.0), axis=0)
-  values = arrays["node_utility"] * _player_sign(player)
-  best_actions = jnp.zeros(structure.num_infosets, jnp.int32)
-  for level in reversed(range(len(structure.edge_slices))):
-    start, end = structure.edge_slices[level]
-    node_start, node_end = structure.node_slices[level]
-    num_level_nodes = node_end - node_start
-    local_parent = arrays["edge_parent"][start:end] - node_start
-    child_values = values[arrays["edge_child"][start:end]]
-    mine = arrays["edge_owner"][start:end] == player
+  counterfactual = counterfactual_reach(
+      reach_probabilities(arrays, weights), player)
+  sign = 1.0 - 2.0 * player
+
+  def step(child_values, level):
+    parent, weight, owner, action, utility, node_player, infoset, reach = level
+    mine = owner == player
     others = jax.ops.segment_sum(
-        jnp.where(mine, 0.0, weights[start:end] * child_values), local_parent,
-        num_segments=num_level_nodes)
-    action_values = jnp.zeros(
-        (num_level_nodes, structure.num_actions)).at[
-            local_parent, arrays["edge_action"][start:end]].add(
-                jnp.where(mine, child_values, 0.0))
-    level_infosets = arrays["node_infoset"][node_start:node_end]
+        jnp.where(mine, 0.0, weight * child_values), parent,
+        num_segments=layout.width)
+    action_values = jnp.zeros((layout.width, layout.num_actions)).at[
+        parent, action].add(jnp.where(mine, child_values, 0.0))
     infoset_values = jax.ops.segment_sum(
-        counterfactual[node_start:node_end, None] * action_values,
-        level_infosets, num_segments=structure.num_infosets)
+        reach[:, None] * action_values, infoset,
+        num_segments=layout.num_infosets)
     best = jnp.argmax(jnp.where(mask, infoset_values, -jnp.inf),
                       axis=1).astype(jnp.int32)
-    best_value = action_values[jnp.arange(num_level_nodes),
-                               best[level_infosets]]
-    is_mine = arrays["node_player"][node_start:node_end] == player
-    values = values.at[node_start:node_end].add(
-        others + jnp.where(is_mine, best_value, 0.0))
-    best_actions = jnp.where(arrays["infoset_level"] == level, best,
-                             best_actions)
+    best_value = action_values[jnp.arange(layout.width), best[infoset]]
+    values = utility + others + jnp.where(node_player == player, best_value,
+                                          0.0)
+    return values, best
+
+  deepest = arrays["utility"][-1] * sign
+  values, best_by_level = jax.lax.scan(
+      step, deepest,
+      (arrays["parent"][1:], weights[1:], arrays["owner"][1:],
+       arrays["action"][1:], arrays["utility"][:-1] * sign,
+       arrays["player"][:-1], arrays["infoset"][:-1], counterfactual[:-1]),
+      reverse=True)
+  best_actions = best_by_level[
+      jnp.minimum(arrays["infoset_level"], layout.levels - 2),
+      jnp.arange(layout.num_infosets)]
   return values[0], best_actions
 
 
 @functools.partial(jax.jit, static_argnums=(0,))
-def _expected_value(structure: Structure, arrays, policy):
-  return node_values(structure, arrays, edge_weights(arrays, policy))[0]
+def _expected_value(layout: Layout, arrays, policy):
+  return node_values(layout, arrays, edge_weights(arrays, policy))[0, 0]
+
+
+@jax.jit
+def _reach_products(arrays, mask):
+  policy = mask / mask.sum(axis=1, keepdims=True)
+  return jnp.prod(reach_probabilities(arrays, edge_weights(arrays, policy)),
+                  axis=1)
 
 
 class TreeSweeps:
-  """A GameTree on the device, with its jitted sweeps."""
+  """A GameTree (or the sub-tree of its `keep` nodes) on the device."""
 
-  def __init__(self, tree: game_tree_lib.GameTree):
+  def __init__(self, tree: game_tree_lib.GameTree,
+               keep: np.ndarray | None = None, min_width: int = 1,
+               power_of_two: bool = False):
     self.tree = tree
-    self.structure, self.arrays = structure_and_arrays(tree)
+    self.layout, (self._levels, self._positions,
+                  self.nodes), self.arrays = lay_out(tree, keep, min_width,
+                                                     power_of_two)
+
+  @property
+  def num_histories(self) -> int:
+    return len(self.nodes)
 
   def _as_device(self, array: np.ndarray) -> jax.Array:
     return jnp.asarray(array)
@@ -167,8 +219,17 @@ class TreeSweeps:
     """Player 0's expected utility when both play `policy`."""
     with jax.enable_x64(True):
       return float(
-          _expected_value(self.structure, self.arrays,
-                          self._as_device(policy)))
+          _expected_value(self.layout, self.arrays, self._as_device(policy)))
+
+  def reachable(self, mask: np.ndarray) -> np.ndarray:
+    """[tree nodes] which histories playing only `mask`'s actions reaches."""
+    with jax.enable_x64(True):
+      products = np.asarray(
+          _reach_products(self.arrays, self._as_device(
+              mask.astype(np.float64))))
+    reachable = np.zeros(self.tree.num_nodes, bool)
+    reachable[self.nodes] = products[self._levels, self._positions] > 0
+    return reachable
 
   def best_response(self, policy: np.ndarray, player: int,
                     mask: np.ndarray | None = None) -> tuple[float, np.ndarray]:
@@ -180,7 +241,7 @@ class TreeSweeps:
     """
     mask = self.tree.legal if mask is None else mask
     with jax.enable_x64(True):
-      value, actions = _best_response(self.structure, self.arrays,
+      value, actions = _best_response(self.layout, self.arrays,
                                       self._as_device(policy),
                                       self._as_device(mask), player)
       return float(value), np.asarray(actions)

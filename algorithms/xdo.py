@@ -1,0 +1,200 @@
+"""Extensive-Form Double Oracle (XDO), tabular, on the tree engine.
+
+Each player keeps a population of pure best responses. The restricted game
+keeps, at each information state, only the actions some population member plays
+there. Its equilibrium (the meta-NE) is found by CFR+ (or linear CFR) warm
+started across iterations, on the sub-tree of histories the restricted game
+reaches (laid out at a power-of-two width, so compiled sweeps are reused while
+it grows), and exact best responses to the meta-NE in the full game join the
+populations.
+
+The inner solver runs until the meta-NE's restricted-game exploitability is
+below ε and strictly below its full-game exploitability, so that every best
+response added expands the restricted game; ε starts at 0.35 and is multiplied
+by 0.98 each XDO iteration (the XDO thesis's schedule). XDO stops when neither
+full-game best response gains more than ε over the meta-NE (the thesis's rule),
+or, when a target exploitability is given, as soon as the meta-NE reaches it.
+"""
+
+import dataclasses
+import time
+from typing import Iterator, Optional
+
+import numpy as np
+
+from open_spiel.python import policy as policy_lib
+from open_spiel_ext.algorithms.tree import cfr
+from open_spiel_ext.algorithms.tree import policies
+from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
+
+# Below this margin a full-game best response is taken as no better than the
+# restricted game's (clones of one action tie up to rounding).
+_TIE_TOLERANCE = 1e-9
+
+
+@dataclasses.dataclass
+class XDOIteration:
+  """What one XDO iteration did, and where it left the meta-NE."""
+  iteration: int
+  wall_time: float  # Seconds since XDO started, tree build included.
+  restricted_histories: int  # Histories reachable in the restricted game.
+  histories_visited: int  # Cumulative, by the inner solver and the oracles.
+  inner_iterations: int  # Inner-solver iterations in this XDO iteration.
+  exploitability: float  # Of the meta-NE in the full game.
+  restricted_exploitability: float  # Of the meta-NE in the restricted game.
+  epsilon: float
+  new_actions: int  # Information-state actions the best responses added.
+  # What each player gains by switching from the meta-NE to its best response.
+  best_response_gains: tuple[float, float]
+
+
+class XDO:
+  """Tabular XDO on a TreeSweeps (see the module docstring)."""
+
+  def __init__(self, tree_sweeps: sweeps_lib.TreeSweeps,
+               inner_solver: str = "cfr+", epsilon: float = 0.35,
+               epsilon_decay: float = 0.98, inner_check_every: int = 10,
+               start_time: Optional[float] = None):
+    """Starts XDO from each player's best response to uniform play.
+
+    Args:
+      tree_sweeps: the game's tree.
+      inner_solver: "cfr+" or "linear" (linear CFR).
+      epsilon: the initial ε.
+      epsilon_decay: ε's factor per iteration.
+      inner_check_every: inner-solver iterations before the first check of the
+        inner stopping rule in an XDO iteration; the gap doubles after each
+        check that does not stop (checks need full-game best responses, inner
+        iterations on the restricted game are cheap).
+      start_time: `time.time()` at which the run started (e.g. before the tree
+        was built), for the wall times in the log; default now.
+    """
+    if inner_solver not in ("cfr+", "linear"):
+      raise ValueError(f"inner_solver must be 'cfr+' or 'linear', got "
+                       f"inner_solver={inner_solver!r}")
+    if not 0 < epsilon_decay <= 1:
+      raise ValueError(f"epsilon_decay must be in (0, 1], got "
+                       f"epsilon_decay={epsilon_decay}")
+    self._start = time.time() if start_time is None else start_time
+    self.sweeps = tree_sweeps
+    self.tree = tree_sweeps.tree
+    self.epsilon = epsilon
+    self.epsilon_decay = epsilon_decay
+    self.inner_check_every = inner_check_every
+    self.histories_visited = 0
+    self.iteration = 0
+    self.mask = np.zeros_like(self.tree.legal)
+    uniform = policies.uniform(self.tree.legal)
+    for player in (0, 1):
+      _, actions = self._oracle(self.sweeps, uniform, player, self.tree.legal)
+      self._add(actions, player)
+    self.restricted = self._restricted_sweeps(min_width=1)
+    self.solver = cfr.CFRSolver(self.restricted, inner_solver, self.mask)
+
+  def _restricted_sweeps(self, min_width: int) -> sweeps_lib.TreeSweeps:
+    """The sub-tree the restricted game reaches, on the device."""
+    return sweeps_lib.TreeSweeps(self.tree, self.sweeps.reachable(self.mask),
+                                 min_width=min_width, power_of_two=True)
+
+  def _oracle(self, tree_sweeps: sweeps_lib.TreeSweeps, policy: np.ndarray,
+              player: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """A best response within `mask`, counting the histories it visits."""
+    self.histories_visited += tree_sweeps.num_histories
+    return tree_sweeps.best_response(policy, player, mask)
+
+  def _add(self, actions: np.ndarray, player: int) -> int:
+    """Adds `player`'s pure policy to its population; returns new actions."""
+    rows = np.flatnonzero(self.tree.infoset_player == player)
+    added = ~self.mask[rows, actions[rows]]
+    self.mask[rows, actions[rows]] = True
+    return int(added.sum())
+
+  def meta_policy(self) -> np.ndarray:
+    """The meta-NE (the inner solver's average policy) as a policy array."""
+    return self.solver.average_policy()
+
+  def tabular_policy(self) -> policy_lib.TabularPolicy:
+    """The meta-NE as an OpenSpiel TabularPolicy."""
+    return policies.to_tabular(self.tree, self.meta_policy())
+
+  def _best_responses(self, tree_sweeps: sweeps_lib.TreeSweeps,
+                      policy: np.ndarray, mask: np.ndarray):
+    results = [
+        self._oracle(tree_sweeps, policy, player, mask) for player in (0, 1)
+    ]
+    return [value for value, _ in results], [actions for _, actions in results]
+
+  def step(self, target_exploitability: float = 0.0) -> XDOIteration:
+    """One XDO iteration: solve the restricted game, then add best responses.
+
+    Args:
+      target_exploitability: the inner solver also stops once the meta-NE's
+        full-game exploitability is at most this.
+
+    Returns:
+      The iteration's log entry.
+    """
+    restricted_histories = self.restricted.num_histories
+    start_iteration = self.solver.iteration
+    chunk = self.inner_check_every
+    while True:
+      self.solver.run(chunk)
+      self.histories_visited += 2 * chunk * restricted_histories
+      chunk *= 2
+      meta = self.meta_policy()
+      restricted_values, _ = self._best_responses(self.restricted, meta,
+                                                  self.mask)
+      full_values, best_responses = self._best_responses(
+          self.sweeps, meta, self.tree.legal)
+      restricted = sum(restricted_values) / 2
+      full = sum(full_values) / 2
+      if full <= target_exploitability or (
+          restricted < self.epsilon and
+          restricted < full - _TIE_TOLERANCE):
+        break
+    self.iteration += 1
+    meta_value = self.sweeps.expected_value(meta)
+    gains = (full_values[0] - meta_value, full_values[1] + meta_value)
+    new_actions = 0
+    if full > target_exploitability:
+      new_actions = sum(self._add(best_responses[player], player)
+                        for player in (0, 1))
+    if new_actions:
+      self.restricted = self._restricted_sweeps(
+          min_width=self.restricted.layout.width)
+      self.solver.set_sweeps(self.restricted)
+      self.solver.set_mask(self.mask)
+    entry = XDOIteration(
+        iteration=self.iteration,
+        wall_time=time.time() - self._start,
+        restricted_histories=restricted_histories,
+        histories_visited=self.histories_visited,
+        inner_iterations=self.solver.iteration - start_iteration,
+        exploitability=full,
+        restricted_exploitability=restricted,
+        epsilon=self.epsilon,
+        new_actions=new_actions,
+        best_response_gains=gains)
+    self.epsilon *= self.epsilon_decay
+    return entry
+
+  def run(self, target_exploitability: Optional[float] = None,
+          max_iterations: int = 1000,
+          time_limit: Optional[float] = None) -> Iterator[XDOIteration]:
+    """Runs XDO, yielding each iteration's log entry.
+
+    Stops at `max_iterations`, after `time_limit` seconds, and: with a target,
+    once the meta-NE's exploitability is at most the target; without one, once
+    neither best response gains more than ε (the thesis's rule).
+    """
+    for _ in range(max_iterations):
+      epsilon = self.epsilon
+      entry = self.step(target_exploitability or 0.0)
+      yield entry
+      if target_exploitability is not None:
+        if entry.exploitability <= target_exploitability:
+          return
+      elif max(entry.best_response_gains) <= epsilon:
+        return
+      if time_limit is not None and entry.wall_time >= time_limit:
+        return
