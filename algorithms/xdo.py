@@ -6,7 +6,9 @@ there. Its equilibrium (the meta-NE) is found by CFR+ (or linear CFR) warm
 started across iterations, on the sub-tree of histories the restricted game
 reaches (laid out at a power-of-two width, so compiled sweeps are reused while
 it grows), and exact best responses to the meta-NE in the full game join the
-populations.
+populations. A full-game best response of player p is computed exactly on the
+sub-tree where p plays freely and the opponent plays restricted-game actions:
+elsewhere the meta-NE gives zero reach.
 
 The inner solver runs until the meta-NE's restricted-game exploitability is
 below ε and strictly below its full-game exploitability, so that every best
@@ -30,6 +32,8 @@ from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 # Below this margin a full-game best response is taken as no better than the
 # restricted game's (clones of one action tie up to rounding).
 _TIE_TOLERANCE = 1e-9
+# The gap between inner checks doubles up to this many times the first gap.
+_MAX_CHECK_GROWTH = 32
 
 
 @dataclasses.dataclass
@@ -46,6 +50,8 @@ class XDOIteration:
   new_actions: int  # Information-state actions the best responses added.
   # What each player gains by switching from the meta-NE to its best response.
   best_response_gains: tuple[float, float]
+  # Whether the thesis's termination rule holds: no gain above ε.
+  converged: bool
 
 
 class XDO:
@@ -54,6 +60,7 @@ class XDO:
   def __init__(self, tree_sweeps: sweeps_lib.TreeSweeps,
                inner_solver: str = "cfr+", epsilon: float = 0.35,
                epsilon_decay: float = 0.98, inner_check_every: int = 10,
+               max_inner_iterations: int = 100000,
                start_time: Optional[float] = None):
     """Starts XDO from each player's best response to uniform play.
 
@@ -65,7 +72,8 @@ class XDO:
       inner_check_every: inner-solver iterations before the first check of the
         inner stopping rule in an XDO iteration; the gap doubles after each
         check that does not stop (checks need full-game best responses, inner
-        iterations on the restricted game are cheap).
+        iterations on the restricted game are cheap), up to 32 times.
+      max_inner_iterations: the inner solver's limit per XDO iteration.
       start_time: `time.time()` at which the run started (e.g. before the tree
         was built), for the wall times in the log; default now.
     """
@@ -81,6 +89,7 @@ class XDO:
     self.epsilon = epsilon
     self.epsilon_decay = epsilon_decay
     self.inner_check_every = inner_check_every
+    self.max_inner_iterations = max_inner_iterations
     self.histories_visited = 0
     self.iteration = 0
     self.mask = np.zeros_like(self.tree.legal)
@@ -88,13 +97,31 @@ class XDO:
     for player in (0, 1):
       _, actions = self._oracle(self.sweeps, uniform, player, self.tree.legal)
       self._add(actions, player)
-    self.restricted = self._restricted_sweeps(min_width=1)
+    self.restricted = self.oracle_trees = None
+    self._lay_out_sub_trees()
     self.solver = cfr.CFRSolver(self.restricted, inner_solver, self.mask)
 
-  def _restricted_sweeps(self, min_width: int) -> sweeps_lib.TreeSweeps:
-    """The sub-tree the restricted game reaches, on the device."""
-    return sweeps_lib.TreeSweeps(self.tree, self.sweeps.reachable(self.mask),
-                                 min_width=min_width, power_of_two=True)
+  def _sub_trees(self, masks: list[np.ndarray],
+                 previous: Optional[list[sweeps_lib.TreeSweeps]]
+                ) -> list[sweeps_lib.TreeSweeps]:
+    """The sub-trees `masks` reach, laid out at one width that never shrinks
+    (so that their sweeps share one compilation)."""
+    keeps = [self.tree.reachable(mask) for mask in masks]
+    width = max([self.tree.level_width(keep) for keep in keeps] +
+                [trees.layout.width for trees in previous or []])
+    return [
+        sweeps_lib.TreeSweeps(self.tree, keep, min_width=width,
+                              power_of_two=True) for keep in keeps
+    ]
+
+  def _lay_out_sub_trees(self) -> None:
+    """The restricted game's sub-tree, and each best responder's."""
+    (self.restricted,) = self._sub_trees(
+        [self.mask], [self.restricted] if self.restricted else None)
+    self.oracle_trees = self._sub_trees([
+        np.where((self.tree.infoset_player == player)[:, None],
+                 self.tree.legal, self.mask) for player in (0, 1)
+    ], self.oracle_trees)
 
   def _oracle(self, tree_sweeps: sweeps_lib.TreeSweeps, policy: np.ndarray,
               player: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -117,19 +144,21 @@ class XDO:
     """The meta-NE as an OpenSpiel TabularPolicy."""
     return policies.to_tabular(self.tree, self.meta_policy())
 
-  def _best_responses(self, tree_sweeps: sweeps_lib.TreeSweeps,
+  def _best_responses(self, trees: list[sweeps_lib.TreeSweeps],
                       policy: np.ndarray, mask: np.ndarray):
     results = [
-        self._oracle(tree_sweeps, policy, player, mask) for player in (0, 1)
+        self._oracle(trees[player], policy, player, mask) for player in (0, 1)
     ]
     return [value for value, _ in results], [actions for _, actions in results]
 
-  def step(self, target_exploitability: float = 0.0) -> XDOIteration:
+  def step(self,
+           target_exploitability: Optional[float] = None) -> XDOIteration:
     """One XDO iteration: solve the restricted game, then add best responses.
 
-    Args:
-      target_exploitability: the inner solver also stops once the meta-NE's
-        full-game exploitability is at most this.
+    The inner solver stops when the meta-NE's restricted-game exploitability
+    is below ε and strictly below its full-game one; or once the full-game
+    exploitability is at most `target_exploitability`; or, without a target,
+    once no best response gains more than ε (then XDO has converged).
 
     Returns:
       The iteration's log entry.
@@ -140,28 +169,31 @@ class XDO:
     while True:
       self.solver.run(chunk)
       self.histories_visited += 2 * chunk * restricted_histories
-      chunk *= 2
+      chunk = min(2 * chunk, _MAX_CHECK_GROWTH * self.inner_check_every)
       meta = self.meta_policy()
-      restricted_values, _ = self._best_responses(self.restricted, meta,
+      restricted_values, _ = self._best_responses([self.restricted] * 2, meta,
                                                   self.mask)
       full_values, best_responses = self._best_responses(
-          self.sweeps, meta, self.tree.legal)
+          self.oracle_trees, meta, self.tree.legal)
       restricted = sum(restricted_values) / 2
       full = sum(full_values) / 2
-      if full <= target_exploitability or (
-          restricted < self.epsilon and
-          restricted < full - _TIE_TOLERANCE):
+      meta_value = self.sweeps.expected_value(meta)
+      gains = (full_values[0] - meta_value, full_values[1] + meta_value)
+      reached = (target_exploitability is not None and
+                 full <= target_exploitability)
+      converged = target_exploitability is None and max(gains) <= self.epsilon
+      if (reached or converged or
+          self.solver.iteration - start_iteration >= self.max_inner_iterations
+          or (restricted < self.epsilon and
+              restricted < full - _TIE_TOLERANCE)):
         break
     self.iteration += 1
-    meta_value = self.sweeps.expected_value(meta)
-    gains = (full_values[0] - meta_value, full_values[1] + meta_value)
     new_actions = 0
-    if full > target_exploitability:
+    if not (reached or converged):
       new_actions = sum(self._add(best_responses[player], player)
                         for player in (0, 1))
     if new_actions:
-      self.restricted = self._restricted_sweeps(
-          min_width=self.restricted.layout.width)
+      self._lay_out_sub_trees()
       self.solver.set_sweeps(self.restricted)
       self.solver.set_mask(self.mask)
     entry = XDOIteration(
@@ -174,7 +206,8 @@ class XDO:
         restricted_exploitability=restricted,
         epsilon=self.epsilon,
         new_actions=new_actions,
-        best_response_gains=gains)
+        best_response_gains=gains,
+        converged=converged)
     self.epsilon *= self.epsilon_decay
     return entry
 
@@ -188,13 +221,10 @@ class XDO:
     neither best response gains more than ε (the thesis's rule).
     """
     for _ in range(max_iterations):
-      epsilon = self.epsilon
-      entry = self.step(target_exploitability or 0.0)
+      entry = self.step(target_exploitability)
       yield entry
-      if target_exploitability is not None:
-        if entry.exploitability <= target_exploitability:
-          return
-      elif max(entry.best_response_gains) <= epsilon:
+      if entry.converged or (target_exploitability is not None and
+                             entry.exploitability <= target_exploitability):
         return
       if time_limit is not None and entry.wall_time >= time_limit:
         return

@@ -9,11 +9,13 @@ level, which needs every information set to lie on one level: games whose
 information sets mix depths are refused with a ValueError.
 
 Games wrapped around an OpenSpiel C++ game (`open_spiel_ext.games.wrapped`) are
-walked through their C++ states with the wrapper's action map, at C++ speed.
+not walked through their Python states: the inner C++ game is walked once, and
+its tree is expanded level by level through the wrapper's action map (2-Clone
+Leduc's 468,517 histories come from Leduc's 9,457).
 """
 
 import dataclasses
-from typing import Callable, Sequence
+import functools
 
 import numpy as np
 
@@ -71,6 +73,32 @@ class GameTree:
   def num_levels(self) -> int:
     return len(self.level_starts) - 1
 
+  def level_width(self, keep: np.ndarray | None = None) -> int:
+    """The most nodes (of `keep`, default all) on one level."""
+    levels = np.repeat(np.arange(self.num_levels), np.diff(self.level_starts))
+    if keep is not None:
+      levels = levels[keep]
+    return int(np.bincount(levels).max())
+
+  def reachable(self, mask: np.ndarray) -> np.ndarray:
+    """[nodes] which histories are reached playing only `mask`'s actions."""
+    parent_infoset = self.infoset[self.parent[1:]]
+    decision = np.flatnonzero(parent_infoset >= 0) + 1  # Chance edges stay.
+    allowed = np.ones(self.num_nodes, bool)
+    allowed[decision] = mask[parent_infoset[decision - 1],
+                             self.action[decision]]
+    for start, end in zip(self.level_starts[1:-1], self.level_starts[2:]):
+      allowed[start:end] &= allowed[self.parent[start:end]]
+    return allowed
+
+  @functools.cached_property
+  def children(self) -> np.ndarray:
+    """[nodes, action ids] the child reached by each action, or -1."""
+    width = int(self.action.max()) + 1
+    table = np.full((self.num_nodes, width), -1, np.int64)
+    table[self.parent[1:], self.action[1:]] = np.arange(1, self.num_nodes)
+    return table
+
   def history(self, node: int) -> list[int]:
     """The actions from the root to `node`."""
     actions = []
@@ -107,24 +135,7 @@ def _check_game(game: pyspiel.Game) -> None:
                      f"which {game} does not provide")
 
 
-def _walker(game: pyspiel.Game):
-  """Root state and (legal actions, child) functions to walk the game with."""
-  if isinstance(game, wrapped.WrappedGame):
-    action_map = game.action_map
-
-    def legal_actions(state, player):
-      return action_map.outer_actions(player, state.legal_actions())
-
-    def child(state, player, action):
-      return state.child(action_map.inner_action(player, action))
-
-    return game.inner_game.new_initial_state(), legal_actions, child
-
-  return (game.new_initial_state(), lambda state, player: state.legal_actions(),
-          lambda state, player, action: state.child(action))
-
-
-def _walk(root: pyspiel.State, legal_actions: Callable, child: Callable):
+def _walk(root: pyspiel.State):
   """Walks the whole tree depth first; returns per-node lists and infosets."""
   players, infosets, parents, actions, probs, utilities, depths = ([], [], [],
                                                                    [], [], [],
@@ -153,12 +164,12 @@ def _walk(root: pyspiel.State, legal_actions: Callable, child: Callable):
                    for a, p in reversed(state.chance_outcomes()))
       continue
     key = (player, state.information_state_string(player))
-    legal = legal_actions(state, player)
+    legal = state.legal_actions()
     infoset = infoset_ids.setdefault(key, len(infoset_ids))
     if infoset == len(infoset_actions):
       infoset_actions.append((legal, node))
     infosets.append(infoset)
-    stack.extend((child(state, player, a), node, a, 1.0, depth + 1)
+    stack.extend((state.child(a), node, a, 1.0, depth + 1)
                  for a in reversed(legal))
   return (players, infosets, parents, actions, probs, utilities, depths,
           infoset_ids, infoset_actions)
@@ -180,8 +191,10 @@ def _check_one_depth_per_infoset(game: pyspiel.Game, depth: np.ndarray,
 def build_tree(game: pyspiel.Game) -> GameTree:
   """Walks `game` once into a GameTree."""
   _check_game(game)
+  if isinstance(game, wrapped.WrappedGame):
+    return _expand_wrapped(game, build_tree(game.inner_game))
   (players, infosets, parents, actions, probs, utilities, depths, infoset_ids,
-   infoset_actions) = _walk(*_walker(game))
+   infoset_actions) = _walk(game.new_initial_state())
   parent = np.asarray(parents, np.int64)
   infoset = np.asarray(infosets, np.int64)
   level = np.asarray(depths, np.int64)
@@ -217,6 +230,97 @@ def build_tree(game: pyspiel.Game) -> GameTree:
       infoset_node=infoset_node)
 
 
+def _outer_children(inner: GameTree, action_map: wrapped.ActionMap):
+  """Per inner node, its children in the wrapped game: CSR arrays.
+
+  Returns:
+    (start of each inner node's run, outer action ids, inner children).
+  """
+  counts = np.zeros(inner.num_nodes, np.int64)
+  outer_actions, inner_children = [], []
+  for node in np.flatnonzero(inner.player != TERMINAL):
+    player = int(inner.player[node])
+    children = inner.children[node]
+    legal = np.flatnonzero(children >= 0).tolist()
+    if player >= 0:
+      legal = action_map.outer_actions(player, legal)
+    for action in legal:
+      outer_actions.append(action)
+      inner_children.append(children[action_map.inner_action(player, action)])
+    counts[node] = len(legal)
+  starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+  return (starts, counts, np.asarray(outer_actions, np.int64),
+          np.asarray(inner_children, np.int64))
+
+
+def _expand_wrapped(game: wrapped.WrappedGame, inner: GameTree) -> GameTree:
+  """The wrapped game's tree from its inner game's, level by level."""
+  starts, counts, outer_actions, inner_children = _outer_children(
+      inner, game.action_map)
+  inner_of = [np.zeros(1, np.int64)]  # Inner node of each outer node.
+  parents, actions = [np.full(1, -1)], [np.full(1, -1)]
+  offset = 0
+  while True:
+    level = inner_of[-1]
+    fan_out = counts[level]
+    if not fan_out.sum():
+      break
+    parent = np.repeat(np.arange(len(level)) + offset, fan_out)
+    first = np.repeat(starts[level] - np.cumsum(fan_out) + fan_out, fan_out)
+    flat = first + np.arange(fan_out.sum())
+    offset += len(level)
+    inner_of.append(inner_children[flat])
+    parents.append(parent)
+    actions.append(outer_actions[flat])
+  inner_of = np.concatenate(inner_of)
+  depth = np.repeat(np.arange(len(parents)), [len(p) for p in parents])
+  legal = np.zeros((inner.num_infosets, game.num_distinct_actions()), bool)
+  for infoset, inner_legal in enumerate(inner.legal):
+    player = int(inner.infoset_player[infoset])
+    legal[infoset, game.action_map.outer_actions(
+        player, np.flatnonzero(inner_legal).tolist())] = True
+  first_outer = np.zeros(inner.num_nodes, np.int64)
+  first_outer[inner_of[::-1]] = np.arange(len(inner_of))[::-1]
+  return GameTree(
+      game=game,
+      num_actions=game.num_distinct_actions(),
+      player=inner.player[inner_of],
+      infoset=inner.infoset[inner_of],
+      parent=np.concatenate(parents).astype(np.int32),
+      action=np.concatenate(actions).astype(np.int32),
+      chance_prob=inner.chance_prob[inner_of],
+      utility=inner.utility[inner_of],
+      level_starts=np.searchsorted(depth, np.arange(depth.max() + 2)),
+      infoset_player=inner.infoset_player,
+      legal=legal,
+      infoset_keys=inner.infoset_keys,
+      infoset_node=first_outer[inner.infoset_node])
+
+
+def sample_utilities(tree: GameTree, policy: np.ndarray, num_samples: int,
+                     rng: np.random.RandomState) -> np.ndarray:
+  """Player 0's utilities in `num_samples` games played by `policy`."""
+  children = tree.children
+  nodes = np.zeros(num_samples, np.int64)
+  for _ in range(tree.num_levels):
+    active = tree.player[nodes] != TERMINAL
+    if not active.any():
+      break
+    at = nodes[active]
+    child_rows = children[at]
+    probs = np.where(child_rows >= 0, tree.chance_prob[child_rows], 0.0)
+    decision = tree.player[at] >= 0
+    row_policy = np.zeros_like(probs)
+    row_policy[:, :tree.num_actions] = policy[np.maximum(tree.infoset[at], 0)]
+    probs = np.where(decision[:, None], row_policy, probs)
+    cumulative = np.cumsum(probs, axis=1)
+    draws = rng.uniform(size=(len(at), 1)) * cumulative[:, -1:]
+    actions = np.minimum((cumulative <= draws).sum(axis=1),
+                         probs.shape[1] - 1)
+    nodes[active] = child_rows[np.arange(len(at)), actions]
+  return tree.utility[nodes]
+
+
 def tree_sizes(tree: GameTree) -> dict[str, int]:
   """Counts of histories by kind and of information states."""
   return {
@@ -227,7 +331,3 @@ def tree_sizes(tree: GameTree) -> dict[str, int]:
       "information_states": tree.num_infosets,
   }
 
-
-def infosets_of(tree: GameTree, player: int) -> Sequence[int]:
-  """The information states of `player`."""
-  return np.flatnonzero(tree.infoset_player == player)

@@ -51,7 +51,7 @@ def lay_out(tree: game_tree_lib.GameTree, keep: np.ndarray | None = None,
     power_of_two: round the width up to a power of two.
 
   Returns:
-    (layout, (level, position) of each kept node, arrays).
+    (layout, the kept nodes, arrays).
   """
   kept = np.arange(tree.num_nodes) if keep is None else np.flatnonzero(keep)
   level_of = np.repeat(np.arange(tree.num_levels), np.diff(tree.level_starts))
@@ -100,7 +100,7 @@ def lay_out(tree: game_tree_lib.GameTree, keep: np.ndarray | None = None,
         "infoset_player": jnp.asarray(tree.infoset_player, jnp.int32),
         "infoset_level": jnp.asarray(level_of[tree.infoset_node], jnp.int32),
     }
-  return layout, (level_of[kept], positions, kept), arrays
+  return layout, kept, arrays
 
 
 def edge_weights(arrays, policy):
@@ -190,11 +190,19 @@ def _expected_value(layout: Layout, arrays, policy):
   return node_values(layout, arrays, edge_weights(arrays, policy))[0, 0]
 
 
-@jax.jit
-def _reach_products(arrays, mask):
-  policy = mask / mask.sum(axis=1, keepdims=True)
-  return jnp.prod(reach_probabilities(arrays, edge_weights(arrays, policy)),
-                  axis=1)
+@functools.partial(jax.jit, static_argnums=(0,))
+def _expected_values(layout: Layout, arrays, policies):
+  return jax.vmap(lambda policy: _expected_value(layout, arrays, policy))(
+      policies)
+
+
+@functools.partial(jax.jit, static_argnums=(0,))
+def _own_reach(layout: Layout, arrays, policy, player):
+  """[infosets] `player`'s own reach probability of each information state."""
+  reach = reach_probabilities(arrays, edge_weights(arrays, policy))[:, player]
+  return jax.ops.segment_max(
+      jnp.where(arrays["player"] == player, reach, 0.0).ravel(),
+      arrays["infoset"].ravel(), num_segments=layout.num_infosets)
 
 
 class TreeSweeps:
@@ -204,9 +212,8 @@ class TreeSweeps:
                keep: np.ndarray | None = None, min_width: int = 1,
                power_of_two: bool = False):
     self.tree = tree
-    self.layout, (self._levels, self._positions,
-                  self.nodes), self.arrays = lay_out(tree, keep, min_width,
-                                                     power_of_two)
+    self.layout, self.nodes, self.arrays = lay_out(tree, keep, min_width,
+                                                   power_of_two)
 
   @property
   def num_histories(self) -> int:
@@ -221,15 +228,23 @@ class TreeSweeps:
       return float(
           _expected_value(self.layout, self.arrays, self._as_device(policy)))
 
-  def reachable(self, mask: np.ndarray) -> np.ndarray:
-    """[tree nodes] which histories playing only `mask`'s actions reaches."""
+  def expected_values(self, policies: np.ndarray,
+                      batch: int = 16) -> np.ndarray:
+    """Player 0's expected utility under each of [K, infosets, actions]."""
+    values = []
     with jax.enable_x64(True):
-      products = np.asarray(
-          _reach_products(self.arrays, self._as_device(
-              mask.astype(np.float64))))
-    reachable = np.zeros(self.tree.num_nodes, bool)
-    reachable[self.nodes] = products[self._levels, self._positions] > 0
-    return reachable
+      for start in range(0, len(policies), batch):
+        chunk = self._as_device(policies[start:start + batch])
+        values.append(np.asarray(
+            _expected_values(self.layout, self.arrays, chunk)))
+    return np.concatenate(values) if values else np.zeros(0)
+
+  def own_reach(self, policy: np.ndarray, player: int) -> np.ndarray:
+    """[infosets] `player`'s own probability of reaching each information
+    state under `policy` (its own actions only; meaningful on its states)."""
+    with jax.enable_x64(True):
+      return np.asarray(_own_reach(self.layout, self.arrays,
+                                   self._as_device(policy), player))
 
   def best_response(self, policy: np.ndarray, player: int,
                     mask: np.ndarray | None = None) -> tuple[float, np.ndarray]:
