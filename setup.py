@@ -40,6 +40,7 @@ setuptools.setup(
     ],
     extras_require={
         "test": ["pytest"],
+        "benchmarks": ["chex"],  # OpenSpiel's JaxCFR baseline imports it.
         "ray": ["ray"],
     },
 )

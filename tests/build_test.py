@@ -70,9 +70,10 @@ def test_a_py_test_per_test_file(rules):
 
 def test_a_py_binary_per_example_and_benchmark(rules):
   binaries = {rule["main"] for rule in rules if rule["kind"] == "py_binary"}
+  libraries = {src for rule in rules if rule["kind"] == "py_library"
+               for src in rule["srcs"]}
   scripts = {path for path in python_sources()
-             if path.startswith(("examples/", "benchmarks/")) and
-             not path.endswith("__init__.py")}
+             if path.startswith(("examples/", "benchmarks/"))} - libraries
   assert binaries == scripts
 
 

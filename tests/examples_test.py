@@ -1,7 +1,10 @@
 """The example binaries run as a user runs them and print what they promise."""
 
+import json
 import subprocess
 import sys
+
+import pytest
 
 
 def test_games_tour_describes_and_plays_each_game():
@@ -24,3 +27,46 @@ def test_games_tour_names_a_bad_game():
       capture_output=True, text=True, timeout=120)
   assert result.returncode != 0
   assert "k=0" in result.stderr
+
+
+def _run_example(name: str, *flags: str) -> str:
+  result = subprocess.run(
+      [sys.executable, "-m", f"open_spiel_ext.examples.{name}", *flags],
+      capture_output=True, text=True, check=True, timeout=300)
+  return result.stdout
+
+
+def test_xdo_example_reaches_its_target_and_writes_outputs(tmp_path):
+  output = _run_example("xdo", "--game=kuhn_poker", "--target=0.001",
+                        f"--output_dir={tmp_path}")
+  final = float(output.split("final exploitability ")[1].split()[0])
+  assert final <= 0.001
+  lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
+  assert len(lines) == output.count("iter ")
+  policy = json.loads((tmp_path / "policy.json").read_text())
+  assert len(policy) == 12  # Kuhn poker's information states.
+  for probabilities in policy.values():
+    assert sum(probabilities.values()) == pytest.approx(1)
+  assert (tmp_path / "xdo.png").stat().st_size > 0
+
+
+def test_psro_example_reports_each_iteration(tmp_path):
+  output = _run_example("psro", "--game=kuhn_poker", "--target=0.001",
+                        f"--output_dir={tmp_path}")
+  assert "final exploitability 0.0" in output
+  assert (tmp_path / "psro.png").stat().st_size > 0
+
+
+def test_cfr_example_matches_openspiel_cpp_cfr_plus(tmp_path):
+  _run_example("cfr", "--game=kuhn_poker", "--iterations=40",
+               "--eval_every=20", "--variants=cfr+",
+               f"--output_dir={tmp_path}")
+  records = [json.loads(line) for line in
+             (tmp_path / "metrics.jsonl").read_text().splitlines()]
+  ours = {r["iteration"]: r["exploitability"] for r in records
+          if r["solver"] == "ours cfr+"}
+  cpp = {r["iteration"]: r["exploitability"] for r in records
+         if r["solver"] == "OpenSpiel C++ CFR+"}
+  assert ours.keys() == cpp.keys() == {20, 40}
+  for iteration, value in ours.items():
+    assert value == pytest.approx(cpp[iteration], abs=1e-9)

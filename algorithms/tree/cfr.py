@@ -148,11 +148,13 @@ class CFRSolver:
           regrets=regrets, current=regret_matching(regrets, device_mask))
 
   def run(self, num_iterations: int) -> None:
-    """Runs `num_iterations` iterations (both players each)."""
+    """Runs `num_iterations` iterations (both players each); returns when the
+    device has finished them."""
     with jax.enable_x64(True):
-      self._state = _iterate(self._sweeps.layout, self._sweeps.arrays,
-                             self._state, jnp.asarray(self._mask),
-                             self.variant, jnp.asarray(num_iterations))
+      self._state = jax.block_until_ready(
+          _iterate(self._sweeps.layout, self._sweeps.arrays, self._state,
+                   jnp.asarray(self._mask), self.variant,
+                   jnp.asarray(num_iterations)))
 
   def current_policy(self) -> np.ndarray:
     return np.asarray(self._state.current)

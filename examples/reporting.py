@@ -1,0 +1,119 @@
+"""Output shared by the example binaries and benchmarks: JSON lines and plots."""
+
+import dataclasses
+import json
+import os
+from typing import Any, Callable, Iterable, Sequence
+
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+from open_spiel.python import policy as policy_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+
+def as_record(entry: Any) -> dict[str, Any]:
+  """A dataclass log entry as a JSON-friendly dict."""
+  record = dataclasses.asdict(entry) if dataclasses.is_dataclass(entry) else (
+      dict(entry))
+  return {key: (value.tolist() if isinstance(value, np.ndarray) else value)
+          for key, value in record.items()}
+
+
+class JsonLinesWriter:
+  """Appends one JSON record per line, flushed as it goes."""
+
+  def __init__(self, path: str):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    self.path = path
+    self._file = open(path, "w", encoding="utf-8")
+
+  def write(self, record: dict[str, Any]) -> None:
+    self._file.write(json.dumps(record) + "\n")
+    self._file.flush()
+
+  def close(self) -> None:
+    self._file.close()
+
+
+def save_policy(tabular: policy_lib.TabularPolicy, path: str) -> None:
+  """Writes {information state: {legal action: probability}} as JSON."""
+  table = {}
+  for key, index in tabular.state_lookup.items():
+    legal = np.flatnonzero(tabular.legal_actions_mask[index])
+    table[key] = {
+        str(action): float(tabular.action_probability_array[index, action])
+        for action in legal
+    }
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(table, f, indent=0)
+
+
+def follow(entries: Iterable[Any], output_dir: str,
+           describe: Callable[[Any], str]) -> list[Any]:
+  """Prints and records (metrics.jsonl) each iteration's log entry."""
+  metrics = JsonLinesWriter(os.path.join(output_dir, "metrics.jsonl"))
+  log = []
+  for entry in entries:
+    log.append(entry)
+    metrics.write(as_record(entry))
+    print(describe(entry), flush=True)
+  metrics.close()
+  return log
+
+
+def finish(log: Sequence[Any], output_dir: str, name: str, title: str,
+           tabular: policy_lib.TabularPolicy) -> None:
+  """Plots exploitability against wall time and iterations, saves the policy.
+
+  Args:
+    log: entries with `wall_time`, `iteration` and `exploitability`.
+    output_dir: where `{name}.png` and policy.json go.
+    name: the method's name.
+    title: the plot's title.
+    tabular: the final policy.
+  """
+  plot_curves(
+      os.path.join(output_dir, f"{name}.png"),
+      [("wall time (s)", "linear"), (f"{name} iteration", "linear")],
+      [(name, ([e.wall_time for e in log], [e.iteration for e in log],
+               [e.exploitability for e in log]))],
+      title=title)
+  save_policy(tabular, os.path.join(output_dir, "policy.json"))
+  print(f"final exploitability {log[-1].exploitability:.5f} after "
+        f"{log[-1].wall_time:.2f} s; wrote metrics.jsonl, {name}.png, "
+        f"policy.json to {output_dir}")
+
+
+def plot_curves(path: str, panels: Sequence[tuple[str, str]],
+                curves: Iterable[tuple[str, Sequence[Sequence[float]]]],
+                title: str, ylabel: str = "exploitability") -> None:
+  """One log-scale panel per x-axis; each curve gives one x series per panel.
+
+  Args:
+    path: the PNG to write.
+    panels: (x label, x scale "linear" or "log") per panel.
+    curves: (name, [x values for panel 0, for panel 1, ..., y values]).
+    title: the figure's title.
+    ylabel: the y axis label.
+  """
+  fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5),
+                           squeeze=False)
+  for name, series in curves:
+    *xs, ys = series
+    for axis, x in zip(axes[0], xs):
+      axis.plot(x, ys, marker=".", label=name)
+  for axis, (xlabel, xscale) in zip(axes[0], panels):
+    axis.set_xlabel(xlabel)
+    axis.set_xscale(xscale)
+    axis.set_yscale("log")
+    axis.set_ylabel(ylabel)
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend()
+  fig.suptitle(title)
+  fig.tight_layout()
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  fig.savefig(path, dpi=110)
+  plt.close(fig)
