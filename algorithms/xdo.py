@@ -177,7 +177,8 @@ class XDO:
           self.oracle_trees, meta, self.tree.legal)
       restricted = sum(restricted_values) / 2
       full = sum(full_values) / 2
-      meta_value = self.sweeps.expected_value(meta)
+      # The meta-NE plays restricted actions only: its value is the sub-tree's.
+      meta_value = self.restricted.expected_value(meta)
       gains = (full_values[0] - meta_value, full_values[1] + meta_value)
       reached = (target_exploitability is not None and
                  full <= target_exploitability)
