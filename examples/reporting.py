@@ -87,10 +87,17 @@ def finish(log: Sequence[Any], output_dir: str, name: str, title: str,
         f"policy.json to {output_dir}")
 
 
+# Exploitability is drawn on a log scale; values below this (0 included) are
+# drawn at it.
+PLOT_FLOOR = 1e-7
+
+
 def plot_curves(path: str, panels: Sequence[tuple[str, str]],
                 curves: Iterable[tuple[str, Sequence[Sequence[float]]]],
                 title: str, ylabel: str = "exploitability") -> None:
   """One log-scale panel per x-axis; each curve gives one x series per panel.
+
+  Values below PLOT_FLOOR are drawn at it.
 
   Args:
     path: the PNG to write.
@@ -103,6 +110,7 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
                            squeeze=False)
   for name, series in curves:
     *xs, ys = series
+    ys = np.maximum(ys, PLOT_FLOOR)
     for axis, x in zip(axes[0], xs):
       axis.plot(x, ys, marker=".", label=name)
   for axis, (xlabel, xscale) in zip(axes[0], panels):
