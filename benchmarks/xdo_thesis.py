@@ -29,6 +29,7 @@ from typing import Callable, Optional, Sequence
 
 from absl import app
 from absl import flags
+import jax
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
@@ -42,6 +43,7 @@ from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import policies
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.examples import cfr_runs
 from open_spiel_ext.examples import reporting
 import pyspiel
 
@@ -89,71 +91,48 @@ def _xdo_log(game_string: str, target: Optional[float], budget: float,
   return list(solver.run(target_exploitability=target, time_limit=budget))
 
 
-def _cfr_plus_curve(game_string: str, target: float, budget: float,
-                    eval_every: int = 10):
-  """(seconds excluding evaluation, iterations, exploitability) points."""
-  start = time.time()
-  tree_sweeps = _sweeps(game_string)
-  solver = cfr.CFRSolver(tree_sweeps, "cfr+")
-  seconds, points = time.time() - start, []
-  while seconds < budget:
-    start = time.time()
-    solver.run(eval_every)
-    seconds += time.time() - start
-    exploitability = tree_sweeps.exploitability(solver.average_policy())
-    points.append((seconds, solver.iteration, exploitability))
-    if exploitability <= target:
-      break
-  return points
+def _cfr_plus_curve(game_string: str, target: float, budget: float):
+  """Our CFR+: (seconds, iteration, exploitability) points, build included."""
+  return list(cfr_runs.timed_runs(
+      cfr_runs.ours(pyspiel.load_game(game_string), "cfr+"), 10,
+      budget=budget, target=target))
 
 
 def _openspiel_cpp_cfr_plus_curve(game_string: str, target: float,
-                                  budget: float, eval_every: int = 10):
-  start = time.time()
-  game = pyspiel.load_game(f"cached_tree(game={pyspiel.load_game(game_string)})")
-  solver = pyspiel.CFRPlusSolver(game)
-  seconds, points, iteration = time.time() - start, [], 0
-  while seconds < budget:
-    start = time.time()
-    for _ in range(eval_every):
-      solver.evaluate_and_update_policy()
-    seconds += time.time() - start
-    iteration += eval_every
-    exploitability = pyspiel.exploitability(game, solver.average_policy())
-    points.append((seconds, iteration, exploitability))
-    if exploitability <= target:
-      break
-  return points
+                                  budget: float):
+  return list(cfr_runs.timed_runs(
+      cfr_runs.openspiel_cpp_cfr_plus(pyspiel.load_game(game_string)), 10,
+      budget=budget, target=target))
 
 
-def _jax_cfr_curve(game_string: str, target: float, budget: float,
-                   eval_every: int = 10):
+def _jax_cfr_curve(game_string: str, target: float, budget: float):
   """OpenSpiel's JaxCFR (CFR+ settings) on cached_tree, evaluated by us."""
-  start = time.time()
-  game = pyspiel.load_game(f"cached_tree(game={pyspiel.load_game(game_string)})")
-  solver = jax_cfr.JaxCFR(game)
-  seconds = time.time() - start
-  tree_sweeps = _sweeps(game_string)
-  tree = tree_sweeps.tree
-  points, iteration = [], 0
-  while seconds < budget:
-    start = time.time()
-    solver.multiple_steps(eval_every)
-    averages = [np.asarray(solver.averages[player]) for player in (0, 1)]
-    seconds += time.time() - start
-    iteration += eval_every
-    policy = np.zeros(tree.legal.shape)
-    for row, key in enumerate(tree.infoset_keys):
-      player = tree.infoset_player[row]
-      index = solver.iset_map[player][key]
-      legal = np.flatnonzero(tree.legal[row])
-      policy[row, legal] = averages[player][index][legal]
-    exploitability = tree_sweeps.exploitability(
-        policies.normalized(policy, tree.legal))
-    points.append((seconds, iteration, exploitability))
-    if exploitability <= target:
-      break
-  return points
+
+  def setup():
+    game = pyspiel.load_game(
+        f"cached_tree(game={pyspiel.load_game(game_string)})")
+    solver = jax_cfr.JaxCFR(game)
+    tree_sweeps = _sweeps(game_string)
+    tree = tree_sweeps.tree
+
+    def run(iterations):
+      solver.multiple_steps(iterations)
+      jax.block_until_ready(solver.averages)
+
+    def evaluate():
+      averages = [np.asarray(solver.averages[player]) for player in (0, 1)]
+      policy = np.zeros(tree.legal.shape)
+      for row, key in enumerate(tree.infoset_keys):
+        player = tree.infoset_player[row]
+        legal = np.flatnonzero(tree.legal[row])
+        policy[row, legal] = averages[player][solver.iset_map[player][key]][
+            legal]
+      return tree_sweeps.exploitability(policies.normalized(policy,
+                                                            tree.legal))
+
+    return run, evaluate
+
+  return list(cfr_runs.timed_runs(setup, 10, budget=budget, target=target))
 
 
 def _time_to(points, target: float) -> str:

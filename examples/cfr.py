@@ -9,16 +9,14 @@ as our tree build is. Writes metrics.jsonl and cfr.png under --output_dir.
 """
 
 import os
-import time
-from typing import Callable, Iterator, Sequence
+from typing import Sequence
 
 from absl import app
 from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.tree import cfr
-from open_spiel_ext.algorithms.tree import game_tree
-from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.examples import cfr_runs
 from open_spiel_ext.examples import reporting
 import pyspiel
 
@@ -35,51 +33,6 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "cfr_output",
                                   "Where metrics and plot go.")
 
 
-def timed_runs(setup: Callable[[], tuple[Callable[[int], None],
-                                         Callable[[], float]]],
-               iterations: int,
-               eval_every: int) -> Iterator[tuple[int, float, float]]:
-  """Yields (iteration, solver seconds, exploitability) every `eval_every`.
-
-  Args:
-    setup: builds the solver (timed); returns (run k iterations,
-      exploitability of the average policy).
-    iterations: total iterations.
-    eval_every: iterations between evaluations.
-  """
-  start = time.time()
-  run, evaluate = setup()
-  solver_time = time.time() - start
-  for done in range(eval_every, iterations + 1, eval_every):
-    start = time.time()
-    run(eval_every)
-    solver_time += time.time() - start
-    yield done, solver_time, evaluate()
-
-
-def ours(game: pyspiel.Game, variant: str):
-  def setup():
-    tree_sweeps = sweeps.TreeSweeps(game_tree.build_tree(game))
-    solver = cfr.CFRSolver(tree_sweeps, variant)
-    return solver.run, lambda: tree_sweeps.exploitability(
-        solver.average_policy())
-  return setup
-
-
-def openspiel_cpp_cfr_plus(game: pyspiel.Game):
-  def setup():
-    cached = pyspiel.load_game(f"cached_tree(game={game})")
-    solver = pyspiel.CFRPlusSolver(cached)
-
-    def run(iterations):
-      for _ in range(iterations):
-        solver.evaluate_and_update_policy()
-
-    return run, lambda: pyspiel.exploitability(cached,
-                                               solver.average_policy())
-  return setup
-
-
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -88,17 +41,17 @@ def main(argv: Sequence[str]) -> None:
     if variant not in cfr.VARIANTS:
       raise app.UsageError(f"--variants: unknown variant {variant!r}; "
                            f"choose from {cfr.VARIANTS}")
-  solvers = {f"ours {variant}": ours(game, variant)
+  solvers = {f"ours {variant}": cfr_runs.ours(game, variant)
              for variant in _VARIANTS.value}
   if _OPENSPIEL_CPP.value:
-    solvers["OpenSpiel C++ CFR+"] = openspiel_cpp_cfr_plus(game)
+    solvers["OpenSpiel C++ CFR+"] = cfr_runs.openspiel_cpp_cfr_plus(game)
   metrics = reporting.JsonLinesWriter(
       os.path.join(_OUTPUT_DIR.value, "metrics.jsonl"))
   curves = []
   for name, setup in solvers.items():
     points = []
-    for iteration, seconds, exploitability in timed_runs(
-        setup, _ITERATIONS.value, _EVAL_EVERY.value):
+    for seconds, iteration, exploitability in cfr_runs.timed_runs(
+        setup, _EVAL_EVERY.value, iterations=_ITERATIONS.value):
       points.append((seconds, iteration, exploitability))
       metrics.write({"solver": name, "iteration": iteration,
                      "seconds": seconds, "exploitability": exploitability})

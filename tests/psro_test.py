@@ -33,7 +33,8 @@ def test_lp_solves_known_games():
 def test_approximate_meta_solvers_approach_the_lp(name):
   matrix = np.random.RandomState(3).normal(size=(5, 4))
   x, y = meta_solvers.META_SOLVERS[name](matrix)
-  value = meta_solvers.lp(matrix)[0] @ matrix @ meta_solvers.lp(matrix)[1]
+  lp_row, lp_column = meta_solvers.lp(matrix)
+  value = lp_row @ matrix @ lp_column
   assert x.sum() == pytest.approx(1) and y.sum() == pytest.approx(1)
   # Each approximate strategy guarantees nearly the game's value.
   assert (x @ matrix).min() == pytest.approx(value, abs=0.05)
