@@ -1,0 +1,1 @@
+"""Barrage and classic Stratego: shared rules, the pyspiel games, a batched engine."""

@@ -1,0 +1,401 @@
+"""A batched Stratego engine: pure JAX functions over a batch of boards.
+
+For RL rollouts and search, where the pyspiel game's one state at a time is
+too slow. The rules come from the same tables as the pyspiel game
+(`rules.py`: rays, combat table, placement order, action encoding), and
+`tests/stratego_batched_test.py` checks move by move, over thousands of random
+games, that both engines agree on legal actions, positions and results.
+
+Pieces live in slots: slot `player·army_size + i` is the i-th piece the player
+places (so its type is `rules.placement_types[i]`). A board keeps each slot's
+square (`NO_SQUARE` until placed and once captured) and, per square, the slot
+on it. Legal actions are computed per slot (36 moves each) rather than per
+action id, and kept in the state as a compact mask: 100 entries for the
+squares of the next placement, then 36 per slot. `legal_mask` expands it to
+the game's action ids.
+
+Every function takes and returns a `Boards` batch and is `jax.jit`ted; a
+finished board stays as it is whatever action it is given.
+"""
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.games.stratego import rules as rules_lib
+
+_EMPTY = -1
+_OFF_BOARD = 2  # What `owner` holds on the padding square NO_SQUARE.
+_MOVE = -1  # "Outcome" of a move to an empty square.
+ONGOING = -2  # `winner` while the game goes on; -1 is a draw.
+
+
+class Boards(NamedTuple):
+  """A batch of Stratego positions; every field has a leading batch axis."""
+  owner: jax.Array  # [101] player on each square, -1 empty, 2 off-board.
+  slot: jax.Array  # [100] slot on each square, -1 empty.
+  position: jax.Array  # [2·army] square of each slot, NO_SQUARE if none.
+  moved: jax.Array  # [2·army] bool.
+  revealed: jax.Array  # [2·army] bool: attacked or attacking.
+  shown_scout: jax.Array  # [2·army] bool: a long Scout move.
+  captured: jax.Array  # [2, types] pieces lost per player and type.
+  placed: jax.Array  # [2] pieces placed per player.
+  player: jax.Array  # [] player to move (or to place).
+  ply: jax.Array  # [] plies after the setup.
+  last_origin: jax.Array  # [2] last non-attack move per player, -1 if none.
+  last_target: jax.Array  # [2]
+  back_and_forth: jax.Array  # [2] two-square rule counts.
+  winner: jax.Array  # [] ONGOING, -1 draw, or the winning player.
+  legal: jax.Array  # [100 + 36·army] compact legal mask of the player to move.
+
+
+def _running_sum(values: jax.Array) -> jax.Array:
+  """Inclusive running sum along the last axis, as int32.
+
+  An associative scan: XLA's cumsum on CPU takes time quadratic in the width.
+  """
+  return jax.lax.associative_scan(jnp.add, values.astype(jnp.int32), axis=-1)
+
+
+def uniform_true_index(key: jax.Array, mask: jax.Array,
+                       block: int = 32) -> jax.Array:
+  """Per row of a [batch, n] mask, the index of a uniformly drawn True entry.
+
+  Draws the k-th True entry for a uniform k, locating it in two levels (the
+  block, then the entry inside it) so that no scan runs over the whole width.
+  Rows without a True entry get 0.
+  """
+  batch, width = mask.shape
+  blocks = -(-width // block)
+  padded = jnp.pad(mask, ((0, 0), (0, blocks * block - width)))
+  padded = padded.reshape(batch, blocks, block)
+  per_block = padded.sum(axis=-1, dtype=jnp.int32)
+  running = _running_sum(per_block)
+  pick = jnp.floor(jax.random.uniform(key, (batch,)) *
+                   running[:, -1]).astype(jnp.int32)
+  chosen_block = jnp.argmax(running > pick[:, None], axis=-1)
+  before = jnp.take_along_axis(running - per_block, chosen_block[:, None],
+                               axis=-1)[:, 0]
+  inside = jnp.take_along_axis(padded, chosen_block[:, None, None],
+                               axis=1)[:, 0]
+  offset = jnp.argmax(_running_sum(inside) > (pick - before)[:, None],
+                      axis=-1)
+  return chosen_block * block + offset
+
+
+class BatchedStratego:
+  """Jitted batch functions for one army and ply limit."""
+
+  def __init__(self, army: str = "barrage", ply_limit: int = 1000):
+    rules = rules_lib.rules_for(army)
+    self.rules = rules
+    self.ply_limit = ply_limit
+    self.army_size = rules.army_size
+    self.num_compact = rules_lib.NUM_SQUARES + (
+        rules.army_size * rules_lib.MOVES_PER_SQUARE)
+    self.num_actions = rules.num_distinct_actions
+    placement_types = np.array(rules.placement_types, np.int32)
+    self._placement_types = jnp.asarray(placement_types)
+    self._placement_remaining = jnp.asarray(
+        np.array(rules.placement_remaining, np.int32))
+    self._slot_type = jnp.asarray(np.tile(placement_types, 2))
+    self._slot_movable = jnp.asarray(
+        np.array(rules.movable, bool)[np.tile(placement_types, 2)])
+    self._slot_scout = jnp.asarray(
+        np.array(rules.scout, bool)[np.tile(placement_types, 2)])
+    self._combat = jnp.asarray(rules.combat)
+    self._rays = jnp.asarray(rules_lib.ray_table())
+    setup_squares = np.zeros((2, rules_lib.NUM_SQUARES), bool)
+    for player, rows in enumerate(rules_lib.SETUP_ROWS):
+      for row in rows:
+        setup_squares[player, row * 10:(row + 1) * 10] = True
+    self._setup_squares = jnp.asarray(setup_squares)
+    single = functools.partial
+    self.legal_mask = jax.jit(jax.vmap(self._legal_mask))
+    self.step = jax.jit(self._batch_step)
+    self.kinds = jax.jit(jax.vmap(self._kinds))
+    self.from_positions = jax.jit(jax.vmap(self._from_positions))
+    self.sample_actions = jax.jit(self._sample_actions)
+    self.random_rollout = jax.jit(single(self._random_rollout),
+                                  static_argnums=2)
+
+  # Creating boards.
+
+  def initial(self, batch: int) -> Boards:
+    """`batch` boards at the start of the placement phase."""
+    board = self._empty_board()
+    board = board._replace(legal=self._compact_legal(board))
+    return jax.tree_util.tree_map(
+        lambda x: jnp.broadcast_to(x, (batch,) + x.shape), board)
+
+  def _empty_board(self) -> Boards:
+    slots = 2 * self.army_size
+    return Boards(
+        owner=jnp.full(rules_lib.NUM_SQUARES + 1, _EMPTY,
+                       jnp.int32).at[-1].set(_OFF_BOARD),
+        slot=jnp.full(rules_lib.NUM_SQUARES, -1, jnp.int32),
+        position=jnp.full(slots, rules_lib.NO_SQUARE, jnp.int32),
+        moved=jnp.zeros(slots, bool),
+        revealed=jnp.zeros(slots, bool),
+        shown_scout=jnp.zeros(slots, bool),
+        captured=jnp.zeros((2, self.rules.num_types), jnp.int32),
+        placed=jnp.zeros(2, jnp.int32),
+        player=jnp.int32(0),
+        ply=jnp.int32(0),
+        last_origin=jnp.full(2, -1, jnp.int32),
+        last_target=jnp.full(2, -1, jnp.int32),
+        back_and_forth=jnp.zeros(2, jnp.int32),
+        winner=jnp.int32(ONGOING),
+        legal=jnp.zeros(self.num_compact, bool))
+
+  def _from_positions(self, position: jax.Array) -> Boards:
+    """A board after the setup, from the [2·army] squares of the slots."""
+    board = self._empty_board()
+    slots = jnp.arange(2 * self.army_size)
+    board = board._replace(
+        owner=board.owner.at[position].set(slots // self.army_size),
+        slot=board.slot.at[position].set(slots),
+        position=position,
+        placed=jnp.full(2, self.army_size, jnp.int32))
+    return self._finish_turn(board, flag_taken=jnp.bool_(False))
+
+  def random_setups(self, key: jax.Array, batch: int) -> Boards:
+    """`batch` boards after uniformly random setups, player 0 to move."""
+    setup_squares = np.flatnonzero(np.asarray(self._setup_squares).ravel())
+    per_player = setup_squares.reshape(2, -1) % rules_lib.NUM_SQUARES
+    keys = jax.random.split(key, 2 * batch).reshape(batch, 2, -1)
+    chosen = jax.vmap(jax.vmap(
+        lambda k, squares: jax.random.permutation(k, squares)[
+            :self.army_size]))(keys, jnp.broadcast_to(
+                per_player, (batch,) + per_player.shape))
+    return self.from_positions(chosen.reshape(batch, -1))
+
+  # Legal actions.
+
+  def _compact_legal(self, board: Boards, setup_over: bool = False
+                    ) -> jax.Array:
+    """The compact legal mask; `setup_over` promises the setup is complete."""
+    if setup_over:
+      return jnp.concatenate([jnp.zeros(rules_lib.NUM_SQUARES, bool),
+                              self._move_legal(board).ravel()])
+    setup_done = board.placed[1] == self.army_size
+    placement = jnp.where(setup_done, False, self._placement_legal(board))
+    moves = jnp.where(setup_done, self._move_legal(board), False)
+    return jnp.concatenate([placement, moves.ravel()])
+
+  def _placement_legal(self, board: Boards) -> jax.Array:
+    player = board.player
+    index = jnp.minimum(board.placed[player], self.army_size - 1)
+    piece_type = self._placement_types[index]
+    previous = jnp.maximum(index - 1, 0)
+    same_type = (index > 0) & (self._placement_types[previous] == piece_type)
+    last_square = jnp.where(
+        same_type, board.position[player * self.army_size + previous], -1)
+    squares = jnp.arange(rules_lib.NUM_SQUARES)
+    candidates = (self._setup_squares[player] &
+                  (board.owner[:-1] == _EMPTY) & (squares > last_square))
+    from_here = jnp.cumsum(candidates[::-1])[::-1]
+    return candidates & (from_here >= self._placement_remaining[index])
+
+  def _move_legal(self, board: Boards) -> jax.Array:
+    """[army, directions, distances] legal moves of the player to move."""
+    player = board.player
+    own = jax.lax.dynamic_slice_in_dim(board.position,
+                                       player * self.army_size,
+                                       self.army_size)
+    slots = jnp.arange(self.army_size) + player * self.army_size
+    targets = self._rays[own]
+    occupant = board.owner[targets]
+    empty = occupant == _EMPTY
+    # Squares up to which the path is clear, unrolled (cumprod is slow on
+    # CPU): a piece reaches distance d if every square before it is empty.
+    reachable = [jnp.ones(empty.shape[:-1], bool)]
+    for distance in range(1, rules_lib.MAX_DISTANCE):
+      reachable.append(reachable[-1] & empty[..., distance - 1])
+    reachable = jnp.stack(reachable, axis=-1)
+    first_step = jnp.arange(rules_lib.MAX_DISTANCE) == 0
+    distance_ok = self._slot_scout[slots][:, None, None] | first_step
+    legal = (reachable & (empty | (occupant == 1 - player)) & distance_ok &
+             self._slot_movable[slots][:, None, None])
+    forbidden = ((board.back_and_forth[player] >= rules_lib.MAX_BACK_AND_FORTH)
+                 & (own[:, None, None] == board.last_target[player]) &
+                 (targets == board.last_origin[player]) & empty)
+    return legal & ~forbidden
+
+  def _compact_actions(self, board: Boards) -> jax.Array:
+    """The action id of each compact entry (out of range where none)."""
+    player = board.player
+    index = jnp.minimum(board.placed[player], self.army_size - 1)
+    placements = (self._placement_types[index] * rules_lib.NUM_SQUARES +
+                  jnp.arange(rules_lib.NUM_SQUARES))
+    own = jax.lax.dynamic_slice_in_dim(board.position,
+                                       player * self.army_size,
+                                       self.army_size)
+    moves = (self.rules.move_base +
+             own[:, None] * rules_lib.MOVES_PER_SQUARE +
+             jnp.arange(rules_lib.MOVES_PER_SQUARE))
+    return jnp.concatenate([placements, moves.ravel()])
+
+  def _legal_mask(self, board: Boards) -> jax.Array:
+    """[num_distinct_actions] legal actions of the player to move."""
+    return jnp.zeros(self.num_actions, bool).at[
+        self._compact_actions(board)].max(board.legal, mode="drop")
+
+  def _sample_actions(self, key: jax.Array, boards: Boards) -> jax.Array:
+    """A uniformly random legal action per board (0 where none)."""
+    return jax.vmap(self._compact_action)(
+        boards, uniform_true_index(key, boards.legal))
+
+  def _compact_action(self, board: Boards, index: jax.Array) -> jax.Array:
+    """The action id of one compact entry."""
+    player = board.player
+    piece_type = self._placement_types[
+        jnp.minimum(board.placed[player], self.army_size - 1)]
+    move = index - rules_lib.NUM_SQUARES
+    slot = player * self.army_size + move // rules_lib.MOVES_PER_SQUARE
+    return jnp.where(
+        index < rules_lib.NUM_SQUARES,
+        piece_type * rules_lib.NUM_SQUARES + index,
+        self.rules.move_base +
+        board.position[slot] * rules_lib.MOVES_PER_SQUARE +
+        move % rules_lib.MOVES_PER_SQUARE)
+
+  # Applying actions.
+
+  def _batch_step(self, boards: Boards, actions: jax.Array) -> Boards:
+    """Applies one action per board; a batch past its setup skips placement."""
+    return jax.lax.cond(
+        jnp.all(boards.placed[:, 1] == self.army_size),
+        jax.vmap(functools.partial(self._step, setup_over=True)),
+        jax.vmap(functools.partial(self._step, setup_over=False)), boards,
+        actions)
+
+  def _step(self, board: Boards, action: jax.Array, setup_over: bool) -> Boards:
+    done = board.winner != ONGOING
+    new, flag_taken = self._move(board, action - self.rules.move_base)
+    if not setup_over:
+      setup_done = board.placed[1] == self.army_size
+      placed = self._place(board, action % rules_lib.NUM_SQUARES)
+      new = jax.tree_util.tree_map(
+          lambda m, p: jnp.where(setup_done, m, p), new, placed)
+      flag_taken &= setup_done
+    new = self._finish_turn(new, flag_taken, setup_over)
+    return jax.tree_util.tree_map(lambda old, n: jnp.where(done, old, n),
+                                  board, new)
+
+  def _place(self, board: Boards, square: jax.Array) -> Boards:
+    player = board.player
+    index = jnp.minimum(board.placed[player], self.army_size - 1)
+    slot = player * self.army_size + index
+    placed = board.placed.at[player].add(1)
+    return board._replace(
+        owner=board.owner.at[square].set(player),
+        slot=board.slot.at[square].set(slot),
+        position=board.position.at[slot].set(square),
+        placed=placed,
+        player=jnp.where(placed[player] == self.army_size, 1 - player,
+                         player))
+
+  def _move(self, board: Boards,
+            move: jax.Array) -> tuple[Boards, jax.Array]:
+    """The board after a move (legal actions not updated), and whether the
+    move captured the flag."""
+    player = board.player
+    origin = move // rules_lib.MOVES_PER_SQUARE
+    direction = move % rules_lib.MOVES_PER_SQUARE // rules_lib.MAX_DISTANCE
+    distance = move % rules_lib.MAX_DISTANCE + 1
+    target = self._rays[origin, direction, distance - 1]
+    attacker = board.slot[origin]
+    # Without a defender, an index past the slots: updates to it are dropped.
+    defender = jnp.where(board.slot[target] >= 0, board.slot[target],
+                         2 * self.army_size)
+    attack = board.owner[target] == 1 - player
+    outcome = jnp.where(
+        attack, self._combat[self._slot_type[attacker],
+                             self._slot_type[defender]], _MOVE)
+    attacker_stays = ((outcome == _MOVE) |
+                      (outcome == rules_lib.ATTACKER_WINS) |
+                      (outcome == rules_lib.FLAG_CAPTURED))
+    attacker_lost = ~attacker_stays
+    defender_lost = attack & (outcome != rules_lib.DEFENDER_WINS)
+    target_owner = jnp.where(
+        attacker_stays, player,
+        jnp.where(defender_lost, _EMPTY, board.owner[target]))
+    target_slot = jnp.where(attacker_stays, attacker,
+                            jnp.where(defender_lost, -1, board.slot[target]))
+    position = board.position.at[attacker].set(
+        jnp.where(attacker_stays, target, rules_lib.NO_SQUARE))
+    position = position.at[defender].set(
+        jnp.where(defender_lost, rules_lib.NO_SQUARE, position[defender]),
+        mode="drop")
+    captured = board.captured.at[player, self._slot_type[attacker]].add(
+        attacker_lost.astype(jnp.int32))
+    captured = captured.at[1 - player, self._slot_type[defender]].add(
+        defender_lost.astype(jnp.int32), mode="drop")
+    reverses = ((origin == board.last_target[player]) &
+                (target == board.last_origin[player]))
+    back_and_forth = jnp.where(
+        attack, 0, jnp.where(reverses, board.back_and_forth[player] + 1, 1))
+    board = board._replace(
+        owner=board.owner.at[origin].set(_EMPTY).at[target].set(target_owner),
+        slot=board.slot.at[origin].set(-1).at[target].set(target_slot),
+        position=position,
+        moved=board.moved.at[attacker].set(True),
+        revealed=board.revealed.at[attacker].set(
+            board.revealed[attacker] | attack).at[defender].set(
+                board.revealed[defender] | attack, mode="drop"),
+        shown_scout=board.shown_scout.at[attacker].set(
+            board.shown_scout[attacker] | (~attack & (distance > 1))),
+        captured=captured,
+        player=1 - player,
+        ply=board.ply + 1,
+        last_origin=board.last_origin.at[player].set(
+            jnp.where(attack, -1, origin)),
+        last_target=board.last_target.at[player].set(
+            jnp.where(attack, -1, target)),
+        back_and_forth=board.back_and_forth.at[player].set(back_and_forth))
+    return board, outcome == rules_lib.FLAG_CAPTURED
+
+  def _finish_turn(self, board: Boards, flag_taken: jax.Array,
+                   setup_over: bool = False) -> Boards:
+    """Legal actions of the player to move, and the result if the game ends.
+
+    The game ends when the flag was taken (the player who moved last wins),
+    at the ply limit (a draw), or when the player to move cannot move.
+    """
+    legal = self._compact_legal(board, setup_over)
+    last_mover = 1 - board.player
+    winner = jnp.where(
+        flag_taken, last_mover,
+        jnp.where(board.ply >= self.ply_limit, -1,
+                  jnp.where(legal.any(), ONGOING, last_mover)))
+    return board._replace(legal=legal, winner=winner)
+
+  # Reading boards.
+
+  def _kinds(self, board: Boards) -> jax.Array:
+    """[100] type of the piece on each square, -1 if empty."""
+    return jnp.where(board.slot >= 0, self._slot_type[board.slot], -1)
+
+  def returns(self, boards: Boards) -> np.ndarray:
+    """[batch, 2] returns: +1 win, -1 loss, 0 draw or not over."""
+    winner = np.asarray(boards.winner)
+    player0 = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0))
+    return np.stack([player0, -player0], axis=-1)
+
+  def _random_rollout(self, key: jax.Array, boards: Boards,
+                      num_steps: int) -> tuple[Boards, jax.Array]:
+    """`num_steps` uniformly random plies; also returns the plies played."""
+
+    def one_step(carry, step_key):
+      boards, plies = carry
+      actions = self._sample_actions(step_key, boards)
+      active = (boards.winner == ONGOING).sum()
+      return (self.step(boards, actions), plies + active), None
+
+    (boards, plies), _ = jax.lax.scan(one_step, (boards, jnp.int32(0)),
+                                      jax.random.split(key, num_steps))
+    return boards, plies

@@ -1,0 +1,578 @@
+"""Barrage Stratego and classic Stratego as pyspiel games.
+
+`barrage_stratego` (8 pieces a side) and `stratego` (40) share this engine and
+differ only in the army (`rules.ARMIES`) and the default ply limit. The rules,
+the action encoding and the board notation are in `rules.py`; the batched
+engine in `batched.py` reads the same tables.
+
+Parameters:
+  setup: `placement` (default): the players place their pieces as actions, so
+    the setup is part of the strategy; `random`: chance places them, uniformly
+    over all setups (explicit chance: each placement is a chance node whose
+    probabilities make every setup equally likely); `fixed`: the setups are
+    `setup0` and `setup1`, in board notation, and play starts with player 0's
+    first move.
+  setup0, setup1: the fixed setups (only with `setup=fixed`).
+  ply_limit: plies after the setup after which the game is a draw.
+
+A player sees the other's occupied squares, never the identities, once both
+setups are complete. An attack reveals both pieces' identities to both players;
+a Scout moving more than one square reveals that it is a Scout. The
+information-state string is the observer's setup followed by every move of the
+game as both players saw it; the tensors are named planes (see
+`StrategoObserver`).
+"""
+
+import bisect
+from typing import Any, Optional
+
+import numpy as np
+
+from open_spiel_ext.games import registry
+from open_spiel_ext.games import validation
+from open_spiel_ext.games.stratego import rules as rules_lib
+import pyspiel
+
+SETUP_MODES = ("placement", "random", "fixed")
+INFORMATION_STATE_HISTORY = 8  # Plies of past moves in the info-state tensor.
+OBSERVATION_HISTORY = 1  # Plies of past moves in the observation tensor.
+_NO_PIECE = -1
+
+
+def _game_type(short_name: str, long_name: str, ply_limit: int,
+               chance_mode: pyspiel.GameType.ChanceMode) -> pyspiel.GameType:
+  return pyspiel.GameType(
+      short_name=short_name,
+      long_name=long_name,
+      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+      chance_mode=chance_mode,
+      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+      utility=pyspiel.GameType.Utility.ZERO_SUM,
+      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+      max_num_players=2,
+      min_num_players=2,
+      provides_information_state_string=True,
+      provides_information_state_tensor=True,
+      provides_observation_string=True,
+      provides_observation_tensor=True,
+      provides_factored_observation_string=False,
+      parameter_specification={
+          "setup": "placement",
+          "setup0": "",
+          "setup1": "",
+          "ply_limit": ply_limit,
+      })
+
+
+class StrategoGame(pyspiel.Game):
+  """Stratego with the army and default ply limit a subclass names."""
+
+  ARMY = ""
+  GAME_TYPE: pyspiel.GameType = None
+
+  def __init__(self, params: Optional[dict[str, Any]] = None):
+    params = validation.with_defaults(self.GAME_TYPE, params)
+    name = self.GAME_TYPE.short_name
+    self.rules = rules_lib.rules_for(self.ARMY)
+    self.setup_mode = params["setup"]
+    self.ply_limit = params["ply_limit"]
+    validation.require_one_of(name, "setup", self.setup_mode, SETUP_MODES)
+    validation.require_at_least(name, "ply_limit", self.ply_limit, 1)
+    self.fixed_setups = self._fixed_setups(params)
+    chance_mode = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+                   if self.setup_mode == "random" else
+                   pyspiel.GameType.ChanceMode.DETERMINISTIC)
+    placements = (2 * self.rules.army_size
+                  if self.setup_mode == "placement" else 0)
+    super().__init__(
+        _game_type(name, self.GAME_TYPE.long_name, self.ply_limit,
+                   chance_mode),
+        pyspiel.GameInfo(
+            num_distinct_actions=self.rules.num_distinct_actions,
+            max_chance_outcomes=(self.rules.move_base
+                                 if self.setup_mode == "random" else 0),
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=placements + self.ply_limit),
+        params)
+
+  def _fixed_setups(self, params: dict[str, Any]) -> Optional[list[list[int]]]:
+    """The fixed setups as placement actions, or None; checks the strings."""
+    name = self.GAME_TYPE.short_name
+    strings = [params["setup0"], params["setup1"]]
+    if self.setup_mode != "fixed":
+      for player, text in enumerate(strings):
+        if text:
+          raise ValueError(f"{name}: setup{player} is only used with "
+                           f"setup=fixed, got setup={self.setup_mode}")
+      return None
+    for player, text in enumerate(strings):
+      if not text:
+        raise ValueError(f"{name}: setup=fixed needs setup{player}, got "
+                         f"setup{player}=''")
+    return [
+        rules_lib.setup_placement_actions(self.rules, player, text,
+                                          f"{name}: setup{player}")
+        for player, text in enumerate(strings)
+    ]
+
+  def new_initial_state(self) -> "StrategoState":
+    return StrategoState(self)
+
+  def make_py_observer(
+      self,
+      iig_obs_type: Optional[pyspiel.IIGObservationType] = None,
+      params: Optional[dict[str, Any]] = None) -> "StrategoObserver":
+    if params:
+      raise ValueError(f"Observation parameters not supported; got {params}")
+    if iig_obs_type is None or iig_obs_type.perfect_recall:
+      return StrategoObserver(self, INFORMATION_STATE_HISTORY, True)
+    if (not iig_obs_type.public_info or
+        iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+      raise ValueError(f"{self.GAME_TYPE.short_name} observes only as one "
+                       f"player; got {iig_obs_type}")
+    return StrategoObserver(self, OBSERVATION_HISTORY, False)
+
+
+class StrategoState(pyspiel.State):
+  """A Stratego position: the board, what each side knows, and the history.
+
+  Per square: `owner` (-1 empty), `kind` (type index, -1 empty), and whether
+  the piece there has `moved`, was `revealed` by an attack, or `shown_scout`
+  by a long move (flags travel with their piece).
+  """
+
+  def __init__(self, game: StrategoGame):
+    super().__init__(game)
+    self._rules = game.rules
+    self._ply_limit = game.ply_limit
+    self._chance_setup = game.setup_mode == "random"
+    squares = rules_lib.NUM_SQUARES
+    self.owner = [_NO_PIECE] * squares
+    self.kind = [_NO_PIECE] * squares
+    self.moved = [False] * squares
+    self.revealed = [False] * squares
+    self.shown_scout = [False] * squares
+    self.pieces = [[], []]  # Each player's occupied squares, sorted.
+    self.setups = [[], []]  # Each player's squares in placement order.
+    self.captured = [[0] * game.rules.num_types for _ in range(2)]
+    self.ply = 0
+    self.moves = []  # (origin, target) of each ply after the setup.
+    self.public_moves = []  # Each ply as both players saw it.
+    # Per player, its last non-attack move: (origin, target, move back).
+    self.last_move = [None, None]
+    self.back_and_forth = [0, 0]
+    self.winner = None  # A player, or -1 for a draw, once the game is over.
+    self._legal = None  # Cached legal actions of the player to move.
+    if game.fixed_setups is not None:
+      for player_actions in game.fixed_setups:
+        for action in player_actions:
+          self._place(*divmod(action, rules_lib.NUM_SQUARES))
+      self._after_setup_step()
+
+  # Who moves.
+
+  def setup_done(self) -> bool:
+    return len(self.setups[1]) == self._rules.army_size
+
+  def placing_player(self) -> int:
+    return 0 if len(self.setups[0]) < self._rules.army_size else 1
+
+  def current_player(self) -> int:
+    if self.winner is not None:
+      return pyspiel.PlayerId.TERMINAL
+    if not self.setup_done():
+      return (pyspiel.PlayerId.CHANCE if self._chance_setup else
+              self.placing_player())
+    return self.ply % 2
+
+  def is_terminal(self) -> bool:
+    return self.winner is not None
+
+  def returns(self) -> list[float]:
+    if self.winner is None or self.winner < 0:
+      return [0.0, 0.0]
+    return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+  # Legal actions.
+
+  def _placement_squares(self) -> list[int]:
+    player = self.placing_player()
+    placed = len(self.setups[player])
+    rules = self._rules
+    same_type_before = (
+        placed > 0 and rules.placement_types[placed - 1] ==
+        rules.placement_types[placed])
+    last_square = self.setups[player][-1] if same_type_before else -1
+    empty = [
+        row * rules_lib.BOARD_SIZE + col
+        for row in rules_lib.SETUP_ROWS[player]
+        for col in range(rules_lib.BOARD_SIZE)
+        if self.owner[row * rules_lib.BOARD_SIZE + col] == _NO_PIECE
+    ]
+    return rules.setup_square_candidates(empty, placed, last_square)
+
+  def _placement_actions(self) -> list[int]:
+    player = self.placing_player()
+    piece_type = self._rules.placement_types[len(self.setups[player])]
+    return [self._rules.placement_action(piece_type, square)
+            for square in self._placement_squares()]
+
+  def _move_actions(self, player: int) -> list[int]:
+    """Legal moves of `player`, ascending, the two-square rule applied."""
+    owner, kind = self.owner, self.kind
+    movable, scout = self._rules.movable, self._rules.scout
+    steps, per_square = rules_lib.MAX_DISTANCE, rules_lib.MOVES_PER_SQUARE
+    opponent = 1 - player
+    actions = []
+    for origin in self.pieces[player]:
+      piece_type = kind[origin]
+      if not movable[piece_type]:
+        continue
+      first = self._rules.move_base + origin * per_square
+      for direction, ray in enumerate(rules_lib.RAYS[origin]):
+        action = first + direction * steps
+        if not scout[piece_type]:
+          if ray and owner[ray[0]] != player:
+            actions.append(action)
+          continue
+        for square in ray:
+          if owner[square] == player:
+            break
+          actions.append(action)
+          if owner[square] == opponent:
+            break
+          action += 1
+    forbidden = self._forbidden_return(player)
+    if forbidden is not None and forbidden in actions:
+      actions.remove(forbidden)
+    return actions
+
+  def _forbidden_return(self, player: int) -> Optional[int]:
+    """The move back that the two-square rule forbids now, if any."""
+    if (self.back_and_forth[player] < rules_lib.MAX_BACK_AND_FORTH or
+        self.last_move[player] is None):
+      return None
+    origin, _, return_action = self.last_move[player]
+    if self.owner[origin] != _NO_PIECE:
+      return None  # Going back would be an attack: attacks are always legal.
+    return return_action
+
+  def _legal_actions(self, player: int) -> list[int]:
+    del player  # Only the player to move has legal actions.
+    if self._legal is None:
+      if not self.setup_done():
+        self._legal = self._placement_actions()
+      else:
+        self._legal = self._move_actions(self.ply % 2)
+    return list(self._legal)
+
+  def chance_outcomes(self) -> list[tuple[int, float]]:
+    actions = self._placement_actions()
+    player = self.placing_player()
+    probabilities = self._rules.placement_probabilities(
+        len(actions), len(self.setups[player]))
+    return list(zip(actions, probabilities))
+
+  # Applying actions.
+
+  def _apply_action(self, action: int) -> None:
+    if self.winner is not None or action not in (
+        self._legal if self._legal is not None else
+        self._legal_actions(self.current_player())):
+      validation.require_legal_action(self, action)
+    self._legal = None
+    if not self.setup_done():
+      self._place(*divmod(action, rules_lib.NUM_SQUARES))
+      self._after_setup_step()
+    else:
+      self._move(action)
+
+  def _place(self, piece_type: int, square: int) -> None:
+    player = self.placing_player()
+    self.owner[square] = player
+    self.kind[square] = piece_type
+    bisect.insort(self.pieces[player], square)
+    self.setups[player].append(square)
+
+  def _after_setup_step(self) -> None:
+    if self.setup_done():
+      self._end_turn_checks(mover=1)
+
+  def _move(self, action: int) -> None:
+    player = self.ply % 2
+    move = self._rules.decode_move(action)
+    origin, target = move.origin, move.target
+    mover = self.kind[origin]
+    if self.owner[target] == 1 - player:
+      self._attack(player, origin, target)
+      self.last_move[player] = None
+      self.back_and_forth[player] = 0
+    else:
+      self._relocate(origin, target)
+      self.moved[target] = True
+      if move.distance > 1:
+        self.shown_scout[target] = True
+      last = self.last_move[player]
+      reverses = last is not None and last[:2] == (target, origin)
+      self.back_and_forth[player] = (
+          self.back_and_forth[player] + 1 if reverses else 1)
+      self.last_move[player] = (origin, target, self._rules.move_action(
+          target, move.direction ^ 1, move.distance))
+      scout = f" {self._rules.types[mover].abbreviation}" if (
+          move.distance > 1) else ""
+      self.public_moves.append(
+          f"{rules_lib.square_name(origin)}-{rules_lib.square_name(target)}"
+          f"{scout}")
+    self.moves.append((origin, target, action))
+    self.ply += 1
+    self._end_turn_checks(mover=player)
+
+  def _attack(self, player: int, origin: int, target: int) -> None:
+    attacker, defender = self.kind[origin], self.kind[target]
+    outcome = self._rules.combat_outcomes[attacker][defender]
+    types = self._rules.types
+    self.public_moves.append(
+        f"{rules_lib.square_name(origin)}x{rules_lib.square_name(target)} "
+        f"{types[attacker].abbreviation}:{types[defender].abbreviation}")
+    if outcome in (rules_lib.ATTACKER_WINS, rules_lib.FLAG_CAPTURED):
+      self._remove(target)
+      self._relocate(origin, target)
+      self.moved[target] = True
+      self.revealed[target] = True
+      if outcome == rules_lib.FLAG_CAPTURED:
+        self.winner = player
+    elif outcome == rules_lib.DEFENDER_WINS:
+      self._remove(origin)
+      self.revealed[target] = True
+    else:
+      self._remove(origin)
+      self._remove(target)
+
+  def _relocate(self, origin: int, target: int) -> None:
+    """Moves the piece on `origin`, with its flags, to the empty `target`."""
+    player = self.owner[origin]
+    for squares in (self.owner, self.kind, self.moved, self.revealed,
+                    self.shown_scout):
+      squares[target] = squares[origin]
+    self._clear(origin)
+    pieces = self.pieces[player]
+    pieces.remove(origin)
+    bisect.insort(pieces, target)
+
+  def _remove(self, square: int) -> None:
+    """Takes the piece on `square` off the board as captured."""
+    player = self.owner[square]
+    self.captured[player][self.kind[square]] += 1
+    self.pieces[player].remove(square)
+    self._clear(square)
+
+  def _clear(self, square: int) -> None:
+    self.owner[square] = _NO_PIECE
+    self.kind[square] = _NO_PIECE
+    self.moved[square] = False
+    self.revealed[square] = False
+    self.shown_scout[square] = False
+
+  def _end_turn_checks(self, mover: int) -> None:
+    """Ends the game on a draw by the ply limit or when the next cannot move."""
+    if self.winner is not None:
+      return
+    if self.ply >= self._ply_limit:
+      self.winner = -1
+      return
+    self._legal = self._move_actions(1 - mover)
+    if not self._legal:
+      self.winner = mover
+
+  # Strings.
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    if self._rules.is_placement(action):
+      return self._rules.action_to_string(action, None)
+    move = self._rules.decode_move(action)
+    piece_type = (None if move.target is None or
+                  self.kind[move.origin] == _NO_PIECE else
+                  self.kind[move.origin])
+    return self._rules.action_to_string(action, piece_type)
+
+  def piece_letter(self, square: int, observer: Optional[int]) -> str:
+    """The square in board notation, as `observer` (None: everyone) sees it."""
+    if square in rules_lib.LAKES:
+      return rules_lib.LAKE
+    owner = self.owner[square]
+    if owner == _NO_PIECE:
+      return rules_lib.EMPTY
+    letter = self._rules.types[self.kind[square]].letter
+    letter = letter if owner == 0 else letter.lower()
+    if observer is None or owner == observer:
+      return letter
+    if not self.setup_done():
+      return rules_lib.EMPTY
+    if self.revealed[square] or self.shown_scout[square]:
+      return letter
+    return "?"
+
+  def board_rows(self, observer: Optional[int]) -> list[str]:
+    """The board in notation, top row first, as `observer` sees it."""
+    return rules_lib.row_strings(
+        [self.piece_letter(s, observer) for s in range(rules_lib.NUM_SQUARES)])
+
+  def status_line(self) -> str:
+    if self.winner is not None:
+      result = "draw" if self.winner < 0 else f"player {self.winner} wins"
+      return f"ply {self.ply}/{self._ply_limit}, game over: {result}"
+    if not self.setup_done():
+      player = self.placing_player()
+      piece_type = self._rules.placement_types[len(self.setups[player])]
+      return (f"setup: player {player} places "
+              f"{self._rules.types[piece_type].name}")
+    return f"ply {self.ply}/{self._ply_limit}, player {self.ply % 2} to move"
+
+  def captured_line(self) -> str:
+    def losses(player):
+      return " ".join(
+          f"{count}{self._rules.types[t].abbreviation}"
+          for t, count in enumerate(self.captured[player]) if count) or "-"
+    return f"captured: player 0 lost {losses(0)}; player 1 lost {losses(1)}"
+
+  def view_string(self, observer: Optional[int]) -> str:
+    """Status, labelled board, last move and captures, as `observer` sees."""
+    rows = self.board_rows(observer)
+    lines = [self.status_line()]
+    lines += [f"{rules_lib.BOARD_SIZE - i:>2} {row}"
+              for i, row in enumerate(rows)]
+    lines.append("   abcdefghij")
+    if self.public_moves:
+      lines.append(f"last move: {self.public_moves[-1]}")
+    lines.append(self.captured_line())
+    return "\n".join(lines)
+
+  def information_state(self, player: int) -> str:
+    """The player's setup and every move it saw: its information state."""
+    own = [rules_lib.EMPTY] * rules_lib.NUM_SQUARES
+    for piece_type, square in zip(self._rules.placement_types,
+                                  self.setups[player]):
+      own[square] = self._rules.types[piece_type].letter
+    lines = [f"player {player} setup "
+             f"{rules_lib.setup_rows_string(own, player)}"]
+    if self.setup_done():
+      opponent = [rules_lib.EMPTY] * rules_lib.NUM_SQUARES
+      for square in self.setups[1 - player]:
+        opponent[square] = "?"
+      lines.append("opponent setup "
+                   f"{rules_lib.setup_rows_string(opponent, 1 - player)}")
+      lines.append("moves " + " ".join(self.public_moves))
+    return "\n".join(lines)
+
+  def __str__(self) -> str:
+    return self.view_string(None)
+
+
+class StrategoObserver:
+  """Named planes over the board, and strings, as one player sees the game.
+
+  Planes are 10×10 and seen from the observer's side: rotated 180° for
+  player 1, so that a player's own setup rows are always rows 0-3. Named
+  planes (T = number of piece types of the army, H = plies of history):
+    own_pieces [T], opponent_revealed [T] (identity known: attacked or a
+    Scout's long move), opponent_unknown, own_moved, opponent_moved,
+    own_revealed (known to the opponent), opponent_scout_shown, lakes,
+    own_captured [T] and opponent_captured [T] (constant planes: the fraction
+    of the army's pieces of that type lost), setup_phase (all ones while
+    placing), ply_progress (ply / ply_limit), last_moves [H, 2] (origin and
+    target of the last H plies, latest first).
+  The information state keeps 8 plies of history and its string is the
+  observer's setup and the whole game's moves; the observation keeps 1 ply and
+  its string is the board as the observer sees it (unknown pieces `?`).
+  """
+
+  def __init__(self, game: StrategoGame, history: int,
+               information_state: bool):
+    rules = game.rules
+    self._information_state = information_state
+    self._history = history
+    self._ply_limit = game.ply_limit
+    self._counts = np.array(rules.counts, np.float32)
+    num_types = rules.num_types
+    sizes = [("own_pieces", num_types), ("opponent_revealed", num_types),
+             ("opponent_unknown", 1), ("own_moved", 1), ("opponent_moved", 1),
+             ("own_revealed", 1), ("opponent_scout_shown", 1), ("lakes", 1),
+             ("own_captured", num_types), ("opponent_captured", num_types),
+             ("setup_phase", 1), ("ply_progress", 1),
+             ("last_moves", 2 * history)]
+    num_planes = sum(size for _, size in sizes)
+    self.tensor = np.zeros(num_planes * rules_lib.NUM_SQUARES, np.float32)
+    planes = self.tensor.reshape(num_planes, rules_lib.NUM_SQUARES)
+    self.dict = {}
+    start = 0
+    for name, size in sizes:
+      self.dict[name] = planes[start:start + size].reshape(
+          size, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
+      start += size
+    self.dict["last_moves"] = self.dict["last_moves"].reshape(
+        history, 2, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
+    self._planes = planes
+    self._offsets = {name: sum(s for n, s in sizes[:i])
+                     for i, (name, _) in enumerate(sizes)}
+
+  def set_from(self, state: StrategoState, player: int) -> None:
+    """Writes what `player` knows of `state` into `tensor`."""
+    self.tensor.fill(0)
+    planes, offsets = self._planes, self._offsets
+    flip = player == 1
+    last = rules_lib.NUM_SQUARES - 1
+    for square in rules_lib.LAKES:
+      planes[offsets["lakes"], square] = 1
+    for square in state.pieces[player]:
+      view = last - square if flip else square
+      planes[offsets["own_pieces"] + state.kind[square], view] = 1
+      planes[offsets["own_moved"], view] = state.moved[square]
+      planes[offsets["own_revealed"], view] = (
+          state.revealed[square] or state.shown_scout[square])
+    if state.setup_done():
+      for square in state.pieces[1 - player]:
+        view = last - square if flip else square
+        if state.revealed[square] or state.shown_scout[square]:
+          planes[offsets["opponent_revealed"] + state.kind[square], view] = 1
+        else:
+          planes[offsets["opponent_unknown"], view] = 1
+        planes[offsets["opponent_moved"], view] = state.moved[square]
+        planes[offsets["opponent_scout_shown"], view] = state.shown_scout[
+            square]
+    for side, name in ((player, "own_captured"),
+                       (1 - player, "opponent_captured")):
+      self.dict[name][:] = (np.array(state.captured[side], np.float32) /
+                            self._counts)[:, None, None]
+    self.dict["setup_phase"][:] = 0 if state.setup_done() else 1
+    self.dict["ply_progress"][:] = state.ply / self._ply_limit
+    history = self.dict["last_moves"].reshape(self._history, 2, -1)
+    for age, (origin, target, _) in enumerate(
+        reversed(state.moves[-self._history:])):
+      history[age, 0, last - origin if flip else origin] = 1
+      history[age, 1, last - target if flip else target] = 1
+
+  def string_from(self, state: StrategoState, player: int) -> str:
+    if self._information_state:
+      return state.information_state(player)
+    return state.view_string(player)
+
+
+class BarrageStrategoGame(StrategoGame):
+  """Barrage Stratego: 8 pieces a side."""
+  ARMY = "barrage"
+  GAME_TYPE = _game_type("barrage_stratego", "Barrage Stratego", 1000,
+                         pyspiel.GameType.ChanceMode.DETERMINISTIC)
+
+
+class ClassicStrategoGame(StrategoGame):
+  """Classic Stratego: 40 pieces a side."""
+  ARMY = "classic"
+  GAME_TYPE = _game_type("stratego", "Stratego", 2000,
+                         pyspiel.GameType.ChanceMode.DETERMINISTIC)
+
+
+registry.register(BarrageStrategoGame.GAME_TYPE, BarrageStrategoGame)
+registry.register(ClassicStrategoGame.GAME_TYPE, ClassicStrategoGame)
