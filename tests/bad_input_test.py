@@ -30,6 +30,10 @@ BAD_PARAMETERS = [
     ("k_gmp(kk=3)", "'kk'"),
     ("tiny_hanabi_a(cards=3)", "'cards'"),
     ("xdo_clone_leduc(clones=two)", "two"),
+    ("barrage_stratego(ply_limit=0)", "ply_limit=0"),
+    ("barrage_stratego(setup=mirror)", "setup='mirror'"),
+    ("stratego(setup=fixed)", "setup0=''"),
+    ("barrage_stratego(setup0=..S....S..)", "setup=placement"),
 ]
 
 
@@ -40,20 +44,31 @@ def test_bad_parameter_is_named(game_string, named):
   assert named in str(error.value)
 
 
-def _illegal_actions(state: pyspiel.State) -> list[int]:
+MAX_ACTIONS_TRIED = 64  # Per state; larger games get a random sample.
+MAX_STATES_TRIED = 60  # Per game; longer games get states spread evenly.
+
+
+def _illegal_actions(state: pyspiel.State,
+                     rng: np.random.RandomState) -> list[int]:
   legal = set(state.legal_actions())
   num_actions = state.get_game().num_distinct_actions()
-  candidates = [-1, num_actions, num_actions + 7] + list(range(num_actions))
-  return [a for a in candidates if a not in legal]
+  illegal = [a for a in range(num_actions) if a not in legal]
+  if len(illegal) > MAX_ACTIONS_TRIED:
+    illegal = list(rng.choice(illegal, MAX_ACTIONS_TRIED, replace=False))
+  return [-1, num_actions, num_actions + 7] + [int(a) for a in illegal]
 
 
 @pytest.mark.parametrize("name", open_spiel_ext.registered_games())
 def test_illegal_action_raises_and_leaves_the_state(name):
   game = pyspiel.load_game(name)
-  states = conformance.random_trajectory(game, np.random.RandomState(0))
+  rng = np.random.RandomState(0)
+  states = conformance.random_trajectory(game, rng)
+  if len(states) > MAX_STATES_TRIED:
+    states = [states[i] for i in np.linspace(0, len(states) - 1,
+                                             MAX_STATES_TRIED, dtype=int)]
   for state in states:
     before = conformance.fingerprint(state)
-    for action in _illegal_actions(state):
+    for action in _illegal_actions(state, rng):
       with pytest.raises(pyspiel.SpielError) as error:
         state.apply_action(action)
       assert str(action) in str(error.value)

@@ -25,6 +25,7 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel.python.algorithms import generate_playthrough
 from open_spiel_ext.games import random_play
+from open_spiel_ext.games.stratego import rules as stratego_rules
 import pyspiel
 
 PLAYTHROUGH_DIR = os.path.join(os.path.dirname(__file__), "playthroughs")
@@ -33,13 +34,23 @@ PLAYTHROUGH_SEED = 1234
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-  """A game with parameters, and whether its whole tree is walked in tests."""
+  """A game with parameters, and which of the heavier checks it gets.
+
+  `exhaustive`: whether its whole tree is walked. `playthrough`: whether it has
+  a golden file (every game has at least one configuration that does; long
+  games with large tensors are kept to configurations with short files).
+  """
   game_string: str
   exhaustive: bool = True
+  playthrough: bool = True
 
   def __str__(self) -> str:
     return self.game_string
 
+
+_BARRAGE_SETUP = stratego_rules.EXAMPLE_SETUPS["barrage"]
+_CLASSIC_SETUP = stratego_rules.EXAMPLE_SETUPS["classic"]
+_mirrored = stratego_rules.mirrored_setup
 
 CONFIGS = (
     Config("xdo_clone_leduc(clones=1)"),
@@ -67,6 +78,19 @@ CONFIGS = (
     Config("tiny_hanabi_d"),
     Config("tiny_hanabi_e"),
     Config("tiny_hanabi_f"),
+    Config("barrage_stratego(ply_limit=4)", exhaustive=False),
+    Config("barrage_stratego(ply_limit=4,setup=random)", exhaustive=False),
+    Config(f"barrage_stratego(ply_limit=8,setup=fixed,"
+           f"setup0={_BARRAGE_SETUP},setup1={_mirrored(_BARRAGE_SETUP)})",
+           exhaustive=False),
+    Config("barrage_stratego(ply_limit=60,setup=random)", exhaustive=False,
+           playthrough=False),
+    Config(f"stratego(ply_limit=6,setup=fixed,"
+           f"setup0={_CLASSIC_SETUP},setup1={_mirrored(_CLASSIC_SETUP)})",
+           exhaustive=False),
+    Config("stratego(ply_limit=30)", exhaustive=False, playthrough=False),
+    Config("stratego(ply_limit=30,setup=random)", exhaustive=False,
+           playthrough=False),
 )
 
 
@@ -254,8 +278,9 @@ def check_whole_tree(game: pyspiel.Game) -> TreeCounts:
 def write_playthroughs() -> None:
   """Writes the golden file of every configuration and removes stale ones."""
   os.makedirs(PLAYTHROUGH_DIR, exist_ok=True)
-  expected = {playthrough_path(c.game_string) for c in CONFIGS}
-  for config in CONFIGS:
+  expected = {playthrough_path(c.game_string) for c in CONFIGS
+              if c.playthrough}
+  for config in (c for c in CONFIGS if c.playthrough):
     text = generate_playthrough.playthrough(
         config.game_string, action_sequence=None, seed=PLAYTHROUGH_SEED)
     with open(playthrough_path(config.game_string), "w",

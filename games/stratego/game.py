@@ -37,6 +37,7 @@ SETUP_MODES = ("placement", "random", "fixed")
 INFORMATION_STATE_HISTORY = 8  # Plies of past moves in the info-state tensor.
 OBSERVATION_HISTORY = 1  # Plies of past moves in the observation tensor.
 _NO_PIECE = -1
+PUBLIC = -1  # As a viewer: what both players see.
 
 
 def _game_type(short_name: str, long_name: str, ply_limit: int,
@@ -127,13 +128,8 @@ class StrategoGame(pyspiel.Game):
       params: Optional[dict[str, Any]] = None) -> "StrategoObserver":
     if params:
       raise ValueError(f"Observation parameters not supported; got {params}")
-    if iig_obs_type is None or iig_obs_type.perfect_recall:
-      return StrategoObserver(self, INFORMATION_STATE_HISTORY, True)
-    if (not iig_obs_type.public_info or
-        iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
-      raise ValueError(f"{self.GAME_TYPE.short_name} observes only as one "
-                       f"player; got {iig_obs_type}")
-    return StrategoObserver(self, OBSERVATION_HISTORY, False)
+    return StrategoObserver(
+        self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
 class StrategoState(pyspiel.State):
@@ -398,8 +394,17 @@ class StrategoState(pyspiel.State):
                   self.kind[move.origin])
     return self._rules.action_to_string(action, piece_type)
 
-  def piece_letter(self, square: int, observer: Optional[int]) -> str:
-    """The square in board notation, as `observer` (None: everyone) sees it."""
+  def piece_letter(self, square: int, viewer: Optional[int],
+                   private: bool = True) -> str:
+    """The square in board notation, as a viewer sees it.
+
+    Args:
+      square: the square.
+      viewer: None for the whole state; PUBLIC for what both players see
+        (unknown pieces `X` for player 0's, `x` for player 1's); a player for
+        what it sees (unknown enemy pieces `?`).
+      private: whether a player's view includes its own pieces' identities.
+    """
     if square in rules_lib.LAKES:
       return rules_lib.LAKE
     owner = self.owner[square]
@@ -407,18 +412,23 @@ class StrategoState(pyspiel.State):
       return rules_lib.EMPTY
     letter = self._rules.types[self.kind[square]].letter
     letter = letter if owner == 0 else letter.lower()
-    if observer is None or owner == observer:
+    if viewer is None or (owner == viewer and private):
       return letter
     if not self.setup_done():
       return rules_lib.EMPTY
     if self.revealed[square] or self.shown_scout[square]:
       return letter
+    if viewer == PUBLIC:
+      return "X" if owner == 0 else "x"
     return "?"
 
-  def board_rows(self, observer: Optional[int]) -> list[str]:
-    """The board in notation, top row first, as `observer` sees it."""
-    return rules_lib.row_strings(
-        [self.piece_letter(s, observer) for s in range(rules_lib.NUM_SQUARES)])
+  def board_rows(self, viewer: Optional[int],
+                 private: bool = True) -> list[str]:
+    """The board in notation, top row first, as `viewer` sees it."""
+    return rules_lib.row_strings([
+        self.piece_letter(s, viewer, private)
+        for s in range(rules_lib.NUM_SQUARES)
+    ])
 
   def status_line(self) -> str:
     if self.winner is not None:
@@ -438,16 +448,28 @@ class StrategoState(pyspiel.State):
           for t, count in enumerate(self.captured[player]) if count) or "-"
     return f"captured: player 0 lost {losses(0)}; player 1 lost {losses(1)}"
 
-  def view_string(self, observer: Optional[int]) -> str:
-    """Status, labelled board, last move and captures, as `observer` sees."""
-    rows = self.board_rows(observer)
-    lines = [self.status_line()]
+  def view_string(self, viewer: Optional[int], public: bool = True,
+                  private: bool = True) -> str:
+    """The labelled board with (if `public`) status, last move and captures.
+
+    Args:
+      viewer: as in `piece_letter`.
+      public: whether to show what both players see.
+      private: whether a player sees its own pieces' identities.
+    """
+    rows = (self.board_rows(viewer, private) if public else
+            rules_lib.row_strings([
+                self.piece_letter(s, viewer) if self.owner[s] == viewer else
+                rules_lib.EMPTY for s in range(rules_lib.NUM_SQUARES)
+            ]))
+    lines = [self.status_line()] if public else []
     lines += [f"{rules_lib.BOARD_SIZE - i:>2} {row}"
               for i, row in enumerate(rows)]
     lines.append("   abcdefghij")
-    if self.public_moves:
-      lines.append(f"last move: {self.public_moves[-1]}")
-    lines.append(self.captured_line())
+    if public:
+      if self.public_moves:
+        lines.append(f"last move: {self.public_moves[-1]}")
+      lines.append(self.captured_line())
     return "\n".join(lines)
 
   def information_state(self, player: int) -> str:
@@ -471,77 +493,184 @@ class StrategoState(pyspiel.State):
     return self.view_string(None)
 
 
+def parse_action(state: StrategoState, text: str) -> int:
+  """The legal action that a person's notation names in `state`.
+
+  Moves are written `b3-b7`, `b3xb7` or with the piece, `Sc b3-b7`; during
+  the setup a placement is the square (`a1`) or the piece and the square
+  (`Ma a1`).
+
+  Raises:
+    ValueError: saying why the text names no legal action here.
+  """
+  if state.is_terminal():
+    raise ValueError("the game is over")
+  words = text.split()
+  if not 1 <= len(words) <= 2:
+    raise ValueError(f"{text!r}: write a move like b3-b7 or Sc b3-b7")
+  piece = words[0] if len(words) == 2 else None
+  if not state.setup_done():
+    return _parse_placement(state, piece, words[-1])
+  squares = words[-1].replace("x", "-").split("-")
+  if len(squares) != 2:
+    raise ValueError(f"{words[-1]!r}: write a move as origin-target, e.g. "
+                     f"b3-b7")
+  origin, target = (rules_lib.parse_square(square) for square in squares)
+  return _move_or_reason(state, piece, origin, target)
+
+
+def _check_piece_name(state: StrategoState, piece: Optional[str],
+                      piece_type: int, where: str) -> None:
+  name = state.get_game().rules.types[piece_type]
+  if piece is not None and piece.lower() not in (name.abbreviation.lower(),
+                                                 name.name.lower()):
+    raise ValueError(f"the piece {where} is a {name.name} "
+                     f"({name.abbreviation}), not {piece}")
+
+
+def _parse_placement(state: StrategoState, piece: Optional[str],
+                     square_text: str) -> int:
+  rules = state.get_game().rules
+  square = rules_lib.parse_square(square_text)
+  player = state.placing_player()
+  piece_type = rules.placement_types[len(state.setups[player])]
+  _check_piece_name(state, piece, piece_type, "to place now")
+  name = rules_lib.square_name(square)
+  if square // rules_lib.BOARD_SIZE not in rules_lib.SETUP_ROWS[player]:
+    raise ValueError(f"{name} is outside your setup rows")
+  if state.owner[square] != _NO_PIECE:
+    raise ValueError(f"{name} is taken")
+  action = rules.placement_action(piece_type, square)
+  if action not in state.legal_actions():
+    raise ValueError(
+        f"pieces of one type go on increasing squares, leaving room for the "
+        f"rest of the type: {name} is not available for this "
+        f"{rules.types[piece_type].name}")
+  return action
+
+
+def _move_or_reason(state: StrategoState, piece: Optional[str], origin: int,
+                    target: int) -> int:
+  rules = state.get_game().rules
+  player = state.current_player()
+  start, end = rules_lib.square_name(origin), rules_lib.square_name(target)
+  if state.owner[origin] != player:
+    raise ValueError(f"there is no piece of yours on {start}")
+  piece_type = state.kind[origin]
+  _check_piece_name(state, piece, piece_type, f"on {start}")
+  if not rules.movable[piece_type]:
+    raise ValueError(f"a {rules.types[piece_type].name} never moves")
+  origin_row, origin_col = divmod(origin, rules_lib.BOARD_SIZE)
+  row_change = target // rules_lib.BOARD_SIZE - origin_row
+  col_change = target % rules_lib.BOARD_SIZE - origin_col
+  if origin == target or (row_change and col_change):
+    raise ValueError(f"{start}-{end}: pieces move along a row or a column")
+  distance = abs(row_change) + abs(col_change)
+  if distance > 1 and not rules.scout[piece_type]:
+    raise ValueError("only Scouts move more than one square")
+  step = (row_change // distance, col_change // distance)
+  direction = rules_lib.DIRECTION_STEPS.index(step)
+  path = [origin + (step[0] * rules_lib.BOARD_SIZE + step[1]) * k
+          for k in range(1, distance + 1)]
+  for square in path:
+    if square in rules_lib.LAKES:
+      raise ValueError(f"{rules_lib.square_name(square)} is a lake")
+    if square != target and state.owner[square] != _NO_PIECE:
+      raise ValueError(
+          f"the path is blocked at {rules_lib.square_name(square)}")
+  if state.owner[target] == player:
+    raise ValueError(f"{end} holds your own piece")
+  action = rules.move_action(origin, direction, distance)
+  if action not in state.legal_actions():
+    raise ValueError(
+        f"the two-square rule: {start}-{end} would be the 4th move in a row "
+        f"between these squares")
+  return action
+
+
 class StrategoObserver:
   """Named planes over the board, and strings, as one player sees the game.
 
   Planes are 10×10 and seen from the observer's side: rotated 180° for
   player 1, so that a player's own setup rows are always rows 0-3. Named
   planes (T = number of piece types of the army, H = plies of history):
-    own_pieces [T], opponent_revealed [T] (identity known: attacked or a
+    own_pieces [T] (identities: private, or public once revealed),
+    own_occupied, opponent_revealed [T] (identity known: attacked or a
     Scout's long move), opponent_unknown, own_moved, opponent_moved,
     own_revealed (known to the opponent), opponent_scout_shown, lakes,
     own_captured [T] and opponent_captured [T] (constant planes: the fraction
     of the army's pieces of that type lost), setup_phase (all ones while
     placing), ply_progress (ply / ply_limit), last_moves [H, 2] (origin and
     target of the last H plies, latest first).
-  The information state keeps 8 plies of history and its string is the
-  observer's setup and the whole game's moves; the observation keeps 1 ply and
-  its string is the board as the observer sees it (unknown pieces `?`).
+  The information state (perfect recall) keeps 8 plies of history and its
+  string is the observer's setup and the whole game's moves. Other
+  observations keep 1 ply and print the board as the observer sees it; a
+  public observation shows only what both players see, a private one only the
+  observer's own pieces.
   """
 
-  def __init__(self, game: StrategoGame, history: int,
-               information_state: bool):
-    rules = game.rules
-    self._information_state = information_state
-    self._history = history
+  def __init__(self, game: StrategoGame,
+               iig_obs_type: pyspiel.IIGObservationType):
+    if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS or (
+        iig_obs_type.perfect_recall and
+        (not iig_obs_type.public_info or iig_obs_type.private_info !=
+         pyspiel.PrivateInfoType.SINGLE_PLAYER)):
+      raise ValueError(
+          f"{game.get_type().short_name}: unsupported observation type "
+          f"(perfect_recall={iig_obs_type.perfect_recall}, public_info="
+          f"{iig_obs_type.public_info}, private_info="
+          f"{iig_obs_type.private_info})")
+    self._perfect_recall = iig_obs_type.perfect_recall
+    self._public = iig_obs_type.public_info
+    self._private = (
+        iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
+    self._history = (INFORMATION_STATE_HISTORY if self._perfect_recall else
+                     OBSERVATION_HISTORY)
     self._ply_limit = game.ply_limit
+    rules = game.rules
     self._counts = np.array(rules.counts, np.float32)
     num_types = rules.num_types
-    sizes = [("own_pieces", num_types), ("opponent_revealed", num_types),
-             ("opponent_unknown", 1), ("own_moved", 1), ("opponent_moved", 1),
-             ("own_revealed", 1), ("opponent_scout_shown", 1), ("lakes", 1),
+    sizes = [("own_pieces", num_types), ("own_occupied", 1),
+             ("opponent_revealed", num_types), ("opponent_unknown", 1),
+             ("own_moved", 1), ("opponent_moved", 1), ("own_revealed", 1),
+             ("opponent_scout_shown", 1), ("lakes", 1),
              ("own_captured", num_types), ("opponent_captured", num_types),
              ("setup_phase", 1), ("ply_progress", 1),
-             ("last_moves", 2 * history)]
+             ("last_moves", 2 * self._history)]
     num_planes = sum(size for _, size in sizes)
     self.tensor = np.zeros(num_planes * rules_lib.NUM_SQUARES, np.float32)
-    planes = self.tensor.reshape(num_planes, rules_lib.NUM_SQUARES)
+    self._planes = self.tensor.reshape(num_planes, rules_lib.NUM_SQUARES)
+    self._offsets = {}
     self.dict = {}
     start = 0
     for name, size in sizes:
-      self.dict[name] = planes[start:start + size].reshape(
+      self._offsets[name] = start
+      self.dict[name] = self._planes[start:start + size].reshape(
           size, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
       start += size
     self.dict["last_moves"] = self.dict["last_moves"].reshape(
-        history, 2, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
-    self._planes = planes
-    self._offsets = {name: sum(s for n, s in sizes[:i])
-                     for i, (name, _) in enumerate(sizes)}
+        self._history, 2, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
 
   def set_from(self, state: StrategoState, player: int) -> None:
-    """Writes what `player` knows of `state` into `tensor`."""
+    """Writes what `player` observes of `state` into `tensor`."""
     self.tensor.fill(0)
+    view = ((lambda square: rules_lib.NUM_SQUARES - 1 - square)
+            if player == 1 else (lambda square: square))
+    self._set_own_pieces(state, player, view)
+    if not self._public:
+      return
     planes, offsets = self._planes, self._offsets
-    flip = player == 1
-    last = rules_lib.NUM_SQUARES - 1
     for square in rules_lib.LAKES:
       planes[offsets["lakes"], square] = 1
-    for square in state.pieces[player]:
-      view = last - square if flip else square
-      planes[offsets["own_pieces"] + state.kind[square], view] = 1
-      planes[offsets["own_moved"], view] = state.moved[square]
-      planes[offsets["own_revealed"], view] = (
-          state.revealed[square] or state.shown_scout[square])
     if state.setup_done():
       for square in state.pieces[1 - player]:
-        view = last - square if flip else square
-        if state.revealed[square] or state.shown_scout[square]:
-          planes[offsets["opponent_revealed"] + state.kind[square], view] = 1
-        else:
-          planes[offsets["opponent_unknown"], view] = 1
-        planes[offsets["opponent_moved"], view] = state.moved[square]
-        planes[offsets["opponent_scout_shown"], view] = state.shown_scout[
-            square]
+        known = state.revealed[square] or state.shown_scout[square]
+        plane = (offsets["opponent_revealed"] + state.kind[square]
+                 if known else offsets["opponent_unknown"])
+        planes[plane, view(square)] = 1
+        planes[offsets["opponent_moved"], view(square)] = state.moved[square]
+        planes[offsets["opponent_scout_shown"], view(square)] = (
+            state.shown_scout[square])
     for side, name in ((player, "own_captured"),
                        (1 - player, "opponent_captured")):
       self.dict[name][:] = (np.array(state.captured[side], np.float32) /
@@ -551,13 +680,27 @@ class StrategoObserver:
     history = self.dict["last_moves"].reshape(self._history, 2, -1)
     for age, (origin, target, _) in enumerate(
         reversed(state.moves[-self._history:])):
-      history[age, 0, last - origin if flip else origin] = 1
-      history[age, 1, last - target if flip else target] = 1
+      history[age, 0, view(origin)] = 1
+      history[age, 1, view(target)] = 1
+
+  def _set_own_pieces(self, state: StrategoState, player: int, view) -> None:
+    """Own pieces: identities if private or revealed, where, what is known."""
+    planes, offsets = self._planes, self._offsets
+    for square in state.pieces[player]:
+      known = state.revealed[square] or state.shown_scout[square]
+      if self._private or (self._public and known):
+        planes[offsets["own_pieces"] + state.kind[square], view(square)] = 1
+      if self._private or (self._public and state.setup_done()):
+        planes[offsets["own_occupied"], view(square)] = 1
+      if self._public:
+        planes[offsets["own_moved"], view(square)] = state.moved[square]
+        planes[offsets["own_revealed"], view(square)] = known
 
   def string_from(self, state: StrategoState, player: int) -> str:
-    if self._information_state:
+    if self._perfect_recall:
       return state.information_state(player)
-    return state.view_string(player)
+    return state.view_string(player if self._private else PUBLIC,
+                             self._public, self._private)
 
 
 class BarrageStrategoGame(StrategoGame):

@@ -197,6 +197,10 @@ class Rules:
         for direction, ray in enumerate(RAYS[origin])
         for step in range(MAX_DISTANCE))
 
+  def __deepcopy__(self, memo: dict[int, object]) -> "Rules":
+    del memo  # Immutable: states share one Rules, even when copied.
+    return self
+
   def placement_action(self, piece_type: int, square: int) -> int:
     return piece_type * NUM_SQUARES + square
 
@@ -275,6 +279,19 @@ def setup_rows_string(cells: list[str], player: int) -> str:
   return "/".join(
       "".join(cells[row * BOARD_SIZE:(row + 1) * BOARD_SIZE])
       for row in reversed(SETUP_ROWS[player]))
+
+
+# Player 0's setups used by tests, examples and benchmarks: Scouts in front,
+# the Flag behind a Bomb. `mirrored_setup` turns one into player 1's.
+EXAMPLE_SETUPS = {
+    "barrage": "..S....S../.GY....M../....N...../....BF....",
+    "classic": "SJLSPSCSMG/NTSYJPSTLS/BNLPTCJBNT/NBFBNBPLBS",
+}
+
+
+def mirrored_setup(text: str) -> str:
+  """The other player's setup, rotated 180° as it faces the first."""
+  return "/".join(row[::-1] for row in reversed(text.split("/")))
 
 
 def parse_setup(rules: Rules, player: int, text: str,
