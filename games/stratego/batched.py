@@ -113,14 +113,12 @@ class BatchedStratego:
       for row in rows:
         setup_squares[player, row * 10:(row + 1) * 10] = True
     self._setup_squares = jnp.asarray(setup_squares)
-    single = functools.partial
     self.legal_mask = jax.jit(jax.vmap(self._legal_mask))
     self.step = jax.jit(self._batch_step)
-    self.kinds = jax.jit(jax.vmap(self._kinds))
+    self.squares = jax.jit(jax.vmap(self._squares))
     self.from_positions = jax.jit(jax.vmap(self._from_positions))
     self.sample_actions = jax.jit(self._sample_actions)
-    self.random_rollout = jax.jit(single(self._random_rollout),
-                                  static_argnums=2)
+    self.random_rollout = jax.jit(self._random_rollout, static_argnums=2)
 
   # Creating boards.
 
@@ -376,9 +374,18 @@ class BatchedStratego:
 
   # Reading boards.
 
-  def _kinds(self, board: Boards) -> jax.Array:
-    """[100] type of the piece on each square, -1 if empty."""
-    return jnp.where(board.slot >= 0, self._slot_type[board.slot], -1)
+  def _squares(self, board: Boards) -> dict[str, jax.Array]:
+    """Per square, as the pyspiel state keeps them: owner and type (-1 where
+    empty) and the moved, revealed and shown_scout flags."""
+    occupied = board.slot >= 0
+    slot = jnp.maximum(board.slot, 0)
+    return {
+        "owner": board.owner[:-1],
+        "kind": jnp.where(occupied, self._slot_type[slot], -1),
+        "moved": occupied & board.moved[slot],
+        "revealed": occupied & board.revealed[slot],
+        "shown_scout": occupied & board.shown_scout[slot],
+    }
 
   def returns(self, boards: Boards) -> np.ndarray:
     """[batch, 2] returns: +1 win, -1 loss, 0 draw or not over."""
