@@ -1,0 +1,143 @@
+"""Play Barrage Stratego in a terminal against a random or a heuristic bot.
+
+Your pieces are placed from a fixed setup (`--setup_string`, default a
+built-in one) or at random (`--setup=random`); the bot's at random. Then type
+moves in the board notation, e.g. `b3-b7`, `b3xb4` or `Sc b3-b7`; an illegal
+move is answered with the reason. `moves` lists your legal moves, `quit` ends.
+
+  python -m open_spiel_ext.examples.play_stratego
+  python -m open_spiel_ext.examples.play_stratego --bot=random --human=1
+"""
+
+from typing import Sequence
+
+from absl import app
+from absl import flags
+import numpy as np
+
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.games.stratego import game as stratego
+from open_spiel_ext.games.stratego import rules
+import pyspiel
+
+_BOT = flags.DEFINE_enum("bot", "heuristic", ["heuristic", "random"],
+                         "The opponent: uniformly random legal moves, or a "
+                         "greedy bot that attacks what it knows it beats.")
+_HUMAN = flags.DEFINE_integer("human", 0, "Which player you are, 0 or 1.")
+_SETUP = flags.DEFINE_enum("setup", "fixed", ["fixed", "random"],
+                           "Your setup: --setup_string, or uniformly random.")
+_SETUP_STRING = flags.DEFINE_string(
+    "setup_string", rules.EXAMPLE_SETUPS["barrage"],
+    "Your setup as player 0 sees it: your 4 rows, your front row first, in "
+    "board notation (mirrored for you as player 1).")
+_PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the bot and random setups.")
+
+
+def random_setup_action(state: stratego.StrategoState,
+                        rng: np.random.RandomState) -> int:
+  """A placement drawn so that whole setups are uniformly random."""
+  actions, probabilities = zip(*state.chance_outcomes())
+  return int(rng.choice(actions, p=probabilities))
+
+
+def heuristic_action(state: stratego.StrategoState,
+                     rng: np.random.RandomState) -> int:
+  """Attacks known pieces it beats, probes unknown ones, else advances.
+
+  Uses only what the player to move knows: its own pieces and the enemy
+  identities revealed so far.
+  """
+  player = state.current_player()
+  army = state.get_game().rules
+  forward = 1 if player == 0 else -1
+
+  def score(action):
+    move = army.decode_move(action)
+    attacker = state.kind[move.origin]
+    value = rng.uniform(0, 0.5)
+    if state.owner[move.target] == 1 - player:
+      known = state.revealed[move.target] or state.shown_scout[move.target]
+      if known:
+        outcome = army.combat_outcomes[attacker][state.kind[move.target]]
+        value += {rules.ATTACKER_WINS: 10, rules.FLAG_CAPTURED: 100,
+                  rules.BOTH_REMOVED: 1, rules.DEFENDER_WINS: -10}[outcome]
+      else:
+        value += 2 - 0.4 * army.types[attacker].rank  # Probe with the small.
+    rows = (move.target // 10 - move.origin // 10) * forward
+    return value + 0.5 * rows
+
+  return max(state.legal_actions(), key=score)
+
+
+def random_action(state: stratego.StrategoState,
+                  rng: np.random.RandomState) -> int:
+  return int(rng.choice(state.legal_actions()))
+
+
+def human_setup_actions(human: int) -> list[int]:
+  """The placements of --setup_string, or none for a random setup."""
+  if _SETUP.value == "random":
+    return []
+  text = _SETUP_STRING.value
+  if human == 1:
+    text = rules.mirrored_setup(text)
+  return rules.setup_placement_actions(rules.rules_for("barrage"), human,
+                                       text, "--setup_string")
+
+
+def read_move(state: stratego.StrategoState) -> int:
+  """Asks until the person types a legal move; SystemExit on quit or EOF."""
+  while True:
+    try:
+      text = input("your move> ").strip()
+    except EOFError:
+      raise SystemExit("\nbye") from None
+    if text == "quit":
+      raise SystemExit("bye")
+    if text == "moves":
+      print(" ".join(state.action_to_string(state.current_player(), a)
+                     for a in state.legal_actions()))
+      continue
+    try:
+      return stratego.parse_action(state, text)
+    except ValueError as error:
+      print(f"illegal: {error}")
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  if _HUMAN.value not in (0, 1):
+    raise app.UsageError(f"--human must be 0 or 1, got {_HUMAN.value}")
+  human = _HUMAN.value
+  rng = np.random.RandomState(_SEED.value)
+  game = pyspiel.load_game(f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
+  state = game.new_initial_state()
+  try:
+    fixed = human_setup_actions(human)
+  except ValueError as error:
+    raise app.UsageError(str(error)) from None
+  while not state.setup_done():
+    if state.placing_player() == human and fixed:
+      state.apply_action(fixed[len(state.setups[human])])
+    else:
+      state.apply_action(random_setup_action(state, rng))
+  bot = heuristic_action if _BOT.value == "heuristic" else random_action
+  print(f"You are player {human} ({'UPPER' if human == 0 else 'lower'} "
+        f"case); the {_BOT.value} bot is player {1 - human}. Letters: "
+        + ", ".join(f"{t.letter}={t.name}" for t in game.rules.types))
+  while not state.is_terminal():
+    if state.current_player() == human:
+      print(state.observation_string(human))
+      state.apply_action(read_move(state))
+    else:
+      state.apply_action(bot(state, rng))
+      print(f"bot played {state.public_moves[-1]}")
+  print(state)
+  result = state.returns()[human]
+  print({1.0: "You win.", -1.0: "You lose.", 0.0: "Draw."}[result])
+
+
+if __name__ == "__main__":
+  app.run(main)
