@@ -55,7 +55,8 @@ def _illegal_actions(state: pyspiel.State,
   illegal = [a for a in range(num_actions) if a not in legal]
   if len(illegal) > MAX_ACTIONS_TRIED:
     illegal = list(rng.choice(illegal, MAX_ACTIONS_TRIED, replace=False))
-  return [-1, num_actions, num_actions + 7] + [int(a) for a in illegal]
+  edges = [a for a in (-1, num_actions, num_actions + 7) if a not in legal]
+  return edges + [int(a) for a in illegal]
 
 
 @pytest.mark.parametrize("name", open_spiel_ext.registered_games())
