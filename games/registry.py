@@ -1,5 +1,7 @@
 """Registers the plugin's games with pyspiel and remembers their short names."""
 
+from typing import Any
+
 import pyspiel
 
 _SHORT_NAMES: list[str] = []
@@ -26,3 +28,30 @@ def register(game_type: pyspiel.GameType, game_class: type) -> None:
 def registered_games() -> list[str]:
   """Returns the short names of every game this plugin registers, sorted."""
   return sorted(_SHORT_NAMES)
+
+
+def two_player_zero_sum_type(
+    short_name: str, long_name: str,
+    chance_mode: pyspiel.GameType.ChanceMode,
+    parameter_specification: dict[str, Any],
+    provides_factored_observation_string: bool) -> pyspiel.GameType:
+  """The GameType of a sequential, 2-player, zero-sum imperfect-information
+  game with terminal rewards, providing information-state and observation
+  strings and tensors."""
+  return pyspiel.GameType(
+      short_name=short_name,
+      long_name=long_name,
+      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+      chance_mode=chance_mode,
+      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+      utility=pyspiel.GameType.Utility.ZERO_SUM,
+      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+      max_num_players=2,
+      min_num_players=2,
+      provides_information_state_string=True,
+      provides_information_state_tensor=True,
+      provides_observation_string=True,
+      provides_observation_tensor=True,
+      provides_factored_observation_string=(
+          provides_factored_observation_string),
+      parameter_specification=parameter_specification)

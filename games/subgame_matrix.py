@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from open_spiel_ext.games import registry
 from open_spiel_ext.games import validation
 import pyspiel
 
@@ -26,22 +27,9 @@ def game_type(short_name: str, long_name: str,
   """Returns the GameType of a subgame-matrix game."""
   chance_mode = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
                  if chance_picks else pyspiel.GameType.ChanceMode.DETERMINISTIC)
-  return pyspiel.GameType(
-      short_name=short_name,
-      long_name=long_name,
-      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-      chance_mode=chance_mode,
-      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-      utility=pyspiel.GameType.Utility.ZERO_SUM,
-      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-      max_num_players=2,
-      min_num_players=2,
-      provides_information_state_string=True,
-      provides_information_state_tensor=True,
-      provides_observation_string=True,
-      provides_observation_tensor=True,
-      provides_factored_observation_string=True,
-      parameter_specification=parameter_specification)
+  return registry.two_player_zero_sum_type(
+      short_name, long_name, chance_mode, parameter_specification,
+      provides_factored_observation_string=True)
 
 
 class SubgameMatrixGame(pyspiel.Game):

@@ -42,27 +42,14 @@ PUBLIC = -1  # As a viewer: what both players see.
 
 def _game_type(short_name: str, long_name: str, ply_limit: int,
                chance_mode: pyspiel.GameType.ChanceMode) -> pyspiel.GameType:
-  return pyspiel.GameType(
-      short_name=short_name,
-      long_name=long_name,
-      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-      chance_mode=chance_mode,
-      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-      utility=pyspiel.GameType.Utility.ZERO_SUM,
-      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-      max_num_players=2,
-      min_num_players=2,
-      provides_information_state_string=True,
-      provides_information_state_tensor=True,
-      provides_observation_string=True,
-      provides_observation_tensor=True,
-      provides_factored_observation_string=False,
-      parameter_specification={
+  return registry.two_player_zero_sum_type(
+      short_name, long_name, chance_mode, {
           "setup": "placement",
           "setup0": "",
           "setup1": "",
           "ply_limit": ply_limit,
-      })
+      },
+      provides_factored_observation_string=False)
 
 
 class StrategoGame(pyspiel.Game):
