@@ -3,6 +3,7 @@
 from open_spiel_ext.games import clone_leduc
 from open_spiel_ext.games import k_gmp
 from open_spiel_ext.games import oshi_zumo
+from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games import rps_choice
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games import tiny_hanabi

@@ -78,6 +78,10 @@ CONFIGS = (
     Config("tiny_hanabi_d"),
     Config("tiny_hanabi_e"),
     Config("tiny_hanabi_f"),
+    Config("lights_out(max_length=12)", exhaustive=False),
+    Config("lights_out(max_length=3,scramble_moves=3,seed=2,size=3)"),
+    Config("lights_out(max_length=6,size=5,state=00000/00100/01110/00100/"
+           "00000)", exhaustive=False),
     Config("barrage_stratego(ply_limit=4)", exhaustive=False),
     Config("barrage_stratego(ply_limit=4,setup=random)", exhaustive=False),
     Config(f"barrage_stratego(ply_limit=8,setup=fixed,"

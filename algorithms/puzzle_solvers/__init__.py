@@ -1,0 +1,1 @@
+"""Exact and classical solvers for the puzzles in open_spiel_ext.games.puzzles."""

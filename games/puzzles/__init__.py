@@ -1,0 +1,1 @@
+"""Single-player puzzles: pyspiel games and batched JAX engines sharing rules."""

@@ -1,0 +1,210 @@
+"""The pyspiel side of the puzzles: one-player games over a `Puzzle`'s rules.
+
+A puzzle module defines its rules once, as a `Puzzle` (move tables and
+scalar functions over one state, a 1-D int8 numpy array), and builds both its
+batched JAX engine and its pyspiel game from them. This module is the pyspiel
+game every puzzle shares:
+
+- one player, deterministic, perfect information; reward −1 per move, the
+  return is minus the number of moves; terminal at the goal or after
+  `max_length` moves;
+- parameters `scramble_moves` and `seed` (the initial state is the goal
+  scrambled by that many seeded random moves) or `state` (a state string in
+  the puzzle's notation), and `max_length`;
+- the observation tensor is the puzzle's encoding (DeepCubeA's one-hot), the
+  observation string its notation; the information-state string is the
+  history of moves from the initial state.
+"""
+
+from typing import Any, Optional
+
+import numpy as np
+
+from open_spiel_ext.games import registry
+from open_spiel_ext.games import validation
+import pyspiel
+
+
+class Puzzle:
+  """The rules of one puzzle instance; subclasses fill in the tables.
+
+  Attributes:
+    name: the game's short name, for error messages.
+    num_actions: distinct moves.
+    goal: the solved state.
+    tensor_shape: the shape of `encode`'s output.
+  """
+  name: str
+  num_actions: int
+  goal: np.ndarray
+  tensor_shape: tuple[int, ...]
+
+  def next_state(self, state: np.ndarray, action: int) -> np.ndarray:
+    raise NotImplementedError
+
+  def legal_actions(self, state: np.ndarray) -> list[int]:
+    del state  # Most puzzles allow every move everywhere.
+    return list(range(self.num_actions))
+
+  def is_goal(self, state: np.ndarray) -> bool:
+    return bool(np.array_equal(state, self.goal))
+
+  def action_name(self, action: int) -> str:
+    raise NotImplementedError
+
+  def encode(self, state: np.ndarray) -> np.ndarray:
+    raise NotImplementedError
+
+  def to_string(self, state: np.ndarray) -> str:
+    raise NotImplementedError
+
+  def parse(self, text: str) -> np.ndarray:
+    """The state a string denotes; ValueError naming what is wrong."""
+    raise NotImplementedError
+
+  def scramble(self, moves: int, seed: int) -> np.ndarray:
+    """The goal after `moves` uniformly random legal moves."""
+    rng = np.random.RandomState(seed)
+    state = self.goal.copy()
+    for _ in range(moves):
+      legal = self.legal_actions(state)
+      state = self.next_state(state, legal[rng.randint(len(legal))])
+    return state
+
+
+def puzzle_game_type(short_name: str, long_name: str,
+                     extra_parameters: dict[str, Any],
+                     max_length: int) -> pyspiel.GameType:
+  """The GameType of a puzzle with its own parameters and the shared ones."""
+  return pyspiel.GameType(
+      short_name=short_name,
+      long_name=long_name,
+      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+      chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+      information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+      utility=pyspiel.GameType.Utility.GENERAL_SUM,
+      reward_model=pyspiel.GameType.RewardModel.REWARDS,
+      max_num_players=1,
+      min_num_players=1,
+      provides_information_state_string=True,
+      provides_information_state_tensor=False,
+      provides_observation_string=True,
+      provides_observation_tensor=True,
+      provides_factored_observation_string=False,
+      parameter_specification={
+          **extra_parameters, "scramble_moves": 20, "seed": 0, "state": "",
+          "max_length": max_length
+      })
+
+
+class PuzzleGame(pyspiel.Game):
+  """A puzzle as a pyspiel game; subclasses set GAME_TYPE and `make_puzzle`."""
+
+  GAME_TYPE: pyspiel.GameType = None
+
+  def make_puzzle(self, params: dict[str, Any]) -> Puzzle:
+    raise NotImplementedError
+
+  def __init__(self, params: Optional[dict[str, Any]] = None):
+    params = validation.with_defaults(self.GAME_TYPE, params)
+    name = self.GAME_TYPE.short_name
+    self.puzzle = self.make_puzzle(params)
+    self.max_length = params["max_length"]
+    validation.require_at_least(name, "max_length", self.max_length, 1)
+    validation.require_at_least(name, "scramble_moves",
+                                params["scramble_moves"], 0)
+    validation.require_at_least(name, "seed", params["seed"], 0)
+    self.initial = (self.puzzle.parse(params["state"]) if params["state"] else
+                    self.puzzle.scramble(params["scramble_moves"],
+                                         params["seed"]))
+    super().__init__(
+        self.GAME_TYPE,
+        pyspiel.GameInfo(
+            num_distinct_actions=self.puzzle.num_actions,
+            max_chance_outcomes=0,
+            num_players=1,
+            min_utility=-float(self.max_length),
+            max_utility=0.0,
+            utility_sum=None,
+            max_game_length=self.max_length),
+        params)
+
+  def new_initial_state(self) -> "PuzzleState":
+    return PuzzleState(self)
+
+  def make_py_observer(
+      self,
+      iig_obs_type: Optional[pyspiel.IIGObservationType] = None,
+      params: Optional[dict[str, Any]] = None) -> "PuzzleObserver":
+    if params:
+      raise ValueError(f"Observation parameters not supported; got {params}")
+    return PuzzleObserver(self.puzzle, iig_obs_type)
+
+
+class PuzzleState(pyspiel.State):
+  """A puzzle position and the number of moves made."""
+
+  def __init__(self, game: PuzzleGame):
+    super().__init__(game)
+    self._puzzle = game.puzzle
+    self._max_length = game.max_length
+    self.cells = game.initial.copy()
+    self.moves = 0
+    self._solved = self._puzzle.is_goal(self.cells)
+
+  def current_player(self) -> int:
+    return pyspiel.PlayerId.TERMINAL if self.is_terminal() else 0
+
+  def is_terminal(self) -> bool:
+    return self._solved or self.moves >= self._max_length
+
+  def is_solved(self) -> bool:
+    return self._solved
+
+  def _legal_actions(self, player: int) -> list[int]:
+    del player
+    return [] if self.is_terminal() else self._puzzle.legal_actions(self.cells)
+
+  def _apply_action(self, action: int) -> None:
+    validation.require_legal_action(self, action)
+    self.cells = self._puzzle.next_state(self.cells, action)
+    self.moves += 1
+    self._solved = self._puzzle.is_goal(self.cells)
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    del player
+    return self._puzzle.action_name(action)
+
+  def rewards(self) -> list[float]:
+    return [-1.0 if self.moves else 0.0]
+
+  def returns(self) -> list[float]:
+    return [-float(self.moves)]
+
+  def __str__(self) -> str:
+    return self._puzzle.to_string(self.cells)
+
+
+class PuzzleObserver:
+  """The puzzle's encoding and notation; information states add history."""
+
+  def __init__(self, puzzle: Puzzle,
+               iig_obs_type: Optional[pyspiel.IIGObservationType]):
+    self._puzzle = puzzle
+    self._perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
+    self.tensor = np.zeros(int(np.prod(puzzle.tensor_shape)), np.float32)
+    self.dict = {"observation": self.tensor.reshape(puzzle.tensor_shape)}
+
+  def set_from(self, state: PuzzleState, player: int) -> None:
+    del player
+    self.tensor[:] = self._puzzle.encode(state.cells).ravel()
+
+  def string_from(self, state: PuzzleState, player: int) -> str:
+    del player
+    if self._perfect_recall:
+      return " ".join(self._puzzle.action_name(a) for a in state.history())
+    return self._puzzle.to_string(state.cells)
+
+
+def register(game_class: type) -> None:
+  registry.register(game_class.GAME_TYPE, game_class)

@@ -1,0 +1,131 @@
+"""Lights Out: the game, the batched engine agreeing with it, the GF(2) solver."""
+
+import collections
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
+from open_spiel_ext.games.puzzles import lights_out
+import pyspiel
+
+
+def test_pressing_toggles_the_light_and_its_neighbours():
+  state = pyspiel.load_game(
+      "lights_out(size=3,state=000/000/000)").new_initial_state()
+  assert state.is_terminal()  # The goal: nothing to do.
+  state = pyspiel.load_game(
+      "lights_out(size=3,state=010/111/010)").new_initial_state()
+  state.apply_action(4)  # The centre.
+  assert state.is_terminal() and state.returns() == [-1.0]
+  state = pyspiel.load_game(
+      "lights_out(size=3,state=110/100/000)").new_initial_state()
+  assert state.action_to_string(0, 0) == "r1c1"
+  state.apply_action(0)  # A corner toggles three lights.
+  assert str(state) == "000/000/000"
+
+
+def test_scramble_is_seeded_and_max_length_ends_the_game():
+  game = pyspiel.load_game("lights_out(size=5,scramble_moves=7,seed=3,"
+                           "max_length=4)")
+  again = pyspiel.load_game("lights_out(size=5,scramble_moves=7,seed=3)")
+  assert str(game.new_initial_state()) == str(again.new_initial_state())
+  state = game.new_initial_state()
+  while not state.is_terminal():
+    state.apply_action(state.legal_actions()[0])
+  assert state.returns()[0] >= -4
+
+
+@pytest.mark.parametrize("bad,named", [
+    ("lights_out(size=1)", "size=1"),
+    ("lights_out(size=3,state=01/10)", "state='01/10'"),
+    ("lights_out(max_length=0)", "max_length=0"),
+    ("lights_out(scramble_moves=-1)", "scramble_moves=-1"),
+])
+def test_bad_parameters_are_named(bad, named):
+  with pytest.raises(ValueError, match=named):
+    pyspiel.load_game(bad)
+
+
+def test_batched_engine_agrees_with_the_game_on_random_walks():
+  size, walks, steps = 5, 1000, 40
+  engine = lights_out.BatchedLightsOut(size)
+  game = pyspiel.load_game(f"lights_out(size={size},scramble_moves=0,"
+                           f"max_length={steps})")
+  rng = np.random.RandomState(0)
+  actions = rng.randint(0, size * size, (walks, steps))
+  boards = jnp.zeros((walks, size * size), jnp.int8)
+  states = [game.new_initial_state() for _ in range(walks)]
+  for step in range(steps):
+    boards = engine.step(boards, jnp.asarray(actions[:, step]))
+    for state, action in zip(states, actions[:, step]):
+      if not state.is_terminal():
+        state.apply_action(int(action))
+    expected = np.array([state.cells for state in states])
+    solved = np.array([state.is_solved() for state in states])
+    live = ~solved  # A solved game stops; the batch keeps pressing.
+    np.testing.assert_array_equal(np.asarray(boards)[live], expected[live])
+    np.testing.assert_array_equal(np.asarray(engine.is_goal(boards))[live],
+                                  False)
+
+
+def test_every_move_followed_by_its_inverse_returns():
+  engine = lights_out.BatchedLightsOut(7)
+  boards = engine.random_scrambles(jax.random.PRNGKey(0), 64, 30)
+  children = engine.next_states(boards)
+  assert children.shape == (64, 49, 49)
+  back = jax.vmap(engine.prev_states)(children)
+  for action in range(49):
+    np.testing.assert_array_equal(back[:, action, action], boards)
+
+
+def test_batched_scrambles_match_repeated_presses():
+  engine = lights_out.BatchedLightsOut(4)
+  key = jax.random.PRNGKey(5)
+  boards = np.asarray(engine.random_scrambles(key, 16, 9))
+  presses = np.asarray(jax.random.randint(key, (16, 9), 0, 16))
+  table = lights_out.toggle_table(4)
+  for board, row in zip(boards, presses):
+    expected = np.zeros(16, np.int8)
+    for press in row:
+      expected ^= table[press]
+    np.testing.assert_array_equal(board, expected)
+
+
+def test_gf2_solves_1000_random_7x7_boards():
+  boards = lights_out_gf2.random_reachable_boards(7, 1000, seed=0)
+  table = lights_out.toggle_table(7)
+  for board in boards:
+    presses = lights_out_gf2.solve(board, 7)
+    assert not ((board + presses @ table) % 2).any()
+
+
+def _breadth_first_distances(size: int) -> dict[int, int]:
+  """Fewest presses to the goal of every solvable board, boards as bitmasks."""
+  masks = [int("".join(str(v) for v in row[::-1]), 2)
+           for row in lights_out.toggle_table(size)]
+  distances = {0: 0}
+  frontier = collections.deque([0])
+  while frontier:
+    board = frontier.popleft()
+    for mask in masks:
+      if board ^ mask not in distances:
+        distances[board ^ mask] = distances[board] + 1
+        frontier.append(board ^ mask)
+  return distances
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_gf2_is_optimal_against_breadth_first_search(size):
+  distances = _breadth_first_distances(size)
+  squares = size * size
+  for code in range(2 ** squares):
+    board = np.array([(code >> i) & 1 for i in range(squares)], np.int8)
+    if code in distances:
+      assert lights_out_gf2.solve(board, size).sum() == distances[code]
+    else:
+      with pytest.raises(ValueError, match="cannot be turned off"):
+        lights_out_gf2.solve(board, size)
+  assert len(distances) == {3: 512, 4: 2 ** 12}[size]
