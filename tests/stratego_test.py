@@ -54,8 +54,7 @@ def targets(state: pyspiel.State, origin: str) -> set[str]:
 
 def attack_from_a4(attacker: str, defender: str) -> stratego.StrategoState:
   """Player 0's `attacker` walks a4-a6 and attacks `defender` on a7."""
-  state = fixed_state({"a4": attacker}, {"a7": defender, SPARE_SCOUT: "S"}
-                      if defender != "S" else {"a7": "S", SPARE_SCOUT: "S"})
+  state = fixed_state({"a4": attacker}, {"a7": defender, SPARE_SCOUT: "S"})
   play(state, "a4-a5", "j7-j6", "a5-a6", "j6-j7", "a6xa7")
   return state
 

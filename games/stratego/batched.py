@@ -249,17 +249,7 @@ class BatchedStratego:
 
   def _compact_action(self, board: Boards, index: jax.Array) -> jax.Array:
     """The action id of one compact entry."""
-    player = board.player
-    piece_type = self._placement_types[
-        jnp.minimum(board.placed[player], self.army_size - 1)]
-    move = index - rules_lib.NUM_SQUARES
-    slot = player * self.army_size + move // rules_lib.MOVES_PER_SQUARE
-    return jnp.where(
-        index < rules_lib.NUM_SQUARES,
-        piece_type * rules_lib.NUM_SQUARES + index,
-        self.rules.move_base +
-        board.position[slot] * rules_lib.MOVES_PER_SQUARE +
-        move % rules_lib.MOVES_PER_SQUARE)
+    return self._compact_actions(board)[index]
 
   # Applying actions.
 
