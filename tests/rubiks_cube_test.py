@@ -1,0 +1,188 @@
+"""Rubik's cube: move tables, the batched engine against the game, the solvers."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
+from open_spiel_ext.games.puzzles import rubiks_cube
+import pyspiel
+
+# Positions at each quarter-turn (half-turn) distance, the published counts.
+_QUARTER_TURN_COUNTS = (1, 6, 27, 120, 534, 2256, 8969, 33058, 114149, 360508,
+                        930588, 1350852, 782536, 90280, 276)
+_HALF_TURN_COUNTS = (1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072,
+                     1887748, 623800, 2644)
+
+
+def test_quarter_turns_move_the_right_stickers():
+  cube = rubiks_cube.RubiksCube(3)
+  after = {name: cube.to_string(cube.next_state(cube.goal, action))
+           for action, name in enumerate(rubiks_cube.MOVE_NAMES)}
+  # U: the front's top row now shows the right face's colour, and so on.
+  assert after["U"] == ("UUUUUUUUU/BBBRRRRRR/RRRFFFFFF/DDDDDDDDD/FFFLLLLLL/"
+                        "LLLBBBBBB")
+  assert after["R"] == ("UUFUUFUUF/RRRRRRRRR/FFDFFDFFD/DDBDDBDDB/LLLLLLLLL/"
+                        "UBBUBBUBB")
+  assert after["F"] == ("UUUUUULLL/URRURRURR/FFFFFFFFF/RRRDDDDDD/LLDLLDLLD/"
+                        "BBBBBBBBB")
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_moves_have_order_four_and_primes_undo_them(size):
+  moves = rubiks_cube.move_permutations(size)
+  identity = np.arange(6 * size * size)
+  for action, move in enumerate(moves):
+    undo = moves[rubiks_cube.inverse_move(action)]
+    np.testing.assert_array_equal(move[undo], identity)
+    np.testing.assert_array_equal(move[move][move][move], identity)
+    assert not np.array_equal(move, identity)
+
+
+def test_three_by_three_corners_move_as_a_two_by_two():
+  corners = cube_solvers.corner_stickers(3)
+  small = rubiks_cube.move_permutations(2)
+  for action, move in enumerate(rubiks_cube.move_permutations(3)):
+    np.testing.assert_array_equal(move[corners], corners[small[action]])
+
+
+def test_whole_cube_rotations_keep_a_two_by_two_solved():
+  game = pyspiel.load_game("rubiks_cube(size=2,scramble_moves=0)")
+  cube = game.puzzle
+  rotations = rubiks_cube.rotation_permutations(2)
+  assert len({r.tobytes() for r in rotations}) == 24
+  for rotation in rotations:
+    assert cube.is_goal(cube.goal[rotation])
+  # D and U' then differ only by a rotation: U D' solves to a rotated cube.
+  state = cube.next_state(cube.next_state(cube.goal, 0), 3)
+  assert cube.is_goal(state)
+  assert not pyspiel.load_game("rubiks_cube").puzzle.is_goal(
+      rubiks_cube.RubiksCube(3).next_state(rubiks_cube.solved(3), 0))
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_batched_engine_agrees_with_the_game_on_random_walks(size):
+  walks, steps = 1000, 30
+  engine = rubiks_cube.BatchedCube(size)
+  game = pyspiel.load_game(
+      f"rubiks_cube(size={size},scramble_moves=0,max_length={steps})")
+  actions = np.random.RandomState(size).randint(0, 12, (walks, steps))
+  cubes = jnp.broadcast_to(engine.goal, (walks, 6 * size * size))
+  states = [game.new_initial_state() for _ in range(walks)]
+  for step in range(steps):
+    children = engine.next_states(cubes)
+    cubes = engine.step(cubes, jnp.asarray(actions[:, step]))
+    np.testing.assert_array_equal(
+        np.asarray(children)[np.arange(walks), actions[:, step]], cubes)
+    for state, action in zip(states, actions[:, step]):
+      if not state.is_terminal():
+        state.apply_action(int(action))
+    live = np.array([not state.is_solved() for state in states])
+    expected = np.array([state.cells for state in states])
+    np.testing.assert_array_equal(np.asarray(cubes)[live], expected[live])
+    assert not np.asarray(engine.is_goal(cubes))[live].any()
+  encoded = np.asarray(engine.encode(cubes[:3]))
+  for state, tensor in zip(states, encoded):
+    if not state.is_solved():
+      np.testing.assert_array_equal(
+          np.asarray(state.observation_tensor()).reshape(-1, 6), tensor)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_previous_states_undo_every_move(size):
+  engine = rubiks_cube.BatchedCube(size)
+  cubes = engine.random_scrambles(jax.random.PRNGKey(1), 128, 25)
+  children = engine.next_states(cubes)
+  for action in range(12):
+    back = engine.prev_states(children[:, action])[:, action]
+    np.testing.assert_array_equal(back, cubes)
+
+
+def test_batched_scrambles_are_random_moves_from_solved():
+  engine = rubiks_cube.BatchedCube(3)
+  key = jax.random.PRNGKey(7)
+  cubes = np.asarray(engine.random_scrambles(key, 8, 12))
+  actions = np.asarray(jax.random.randint(key, (12, 8), 0, 12))
+  cube = rubiks_cube.RubiksCube(3)
+  for column, expected in enumerate(cubes):
+    state = cube.goal
+    for action in actions[:, column]:
+      state = cube.next_state(state, action)
+    np.testing.assert_array_equal(state, expected)
+
+
+@pytest.mark.parametrize("bad,named", [
+    ("rubiks_cube(size=4)", "size=4"),
+    ("rubiks_cube(size=2,state=UUUU/RRRR)", "not 6 faces"),
+    ("rubiks_cube(size=2,state=UUUU/RRRR/FFFF/DDDD/LLLL/BBBX)", "not 6 faces"),
+    ("rubiks_cube(size=2,state=UUUU/RRRR/FFFF/DDDD/LLLL/BBBU)",
+     "colour counts"),
+    ("rubiks_cube(state=UUUURUUUU/RRRRURRRR/FFFFFFFFF/DDDDDDDDD/LLLLLLLLL/"
+     "BBBBBBBBB)", "centres"),
+])
+def test_bad_parameters_are_named(bad, named):
+  with pytest.raises(ValueError, match=named):
+    pyspiel.load_game(bad)
+
+
+def test_two_by_two_table_gives_gods_number_and_distribution():
+  quarter = cube_solvers.distance_distribution(
+      cube_solvers.two_by_two_table("quarter"))
+  assert tuple(quarter.values()) == _QUARTER_TURN_COUNTS
+  assert max(quarter) == 14 and sum(quarter.values()) == 3_674_160
+  half = cube_solvers.distance_distribution(
+      cube_solvers.two_by_two_table("half"))
+  assert tuple(half.values()) == _HALF_TURN_COUNTS
+  assert max(half) == 11
+
+
+def _breadth_first_depths(cube: rubiks_cube.RubiksCube, goals: np.ndarray,
+                          depth: int) -> dict[bytes, int]:
+  """Distances of every state within `depth` moves of one of `goals`."""
+  seen = {goal.tobytes(): 0 for goal in goals}
+  frontier = list(goals)
+  for level in range(1, depth + 1):
+    following = []
+    for state in frontier:
+      for action in range(12):
+        child = cube.next_state(state, action)
+        if child.tobytes() not in seen:
+          seen[child.tobytes()] = level
+          following.append(child)
+    frontier = following
+  return seen
+
+
+def test_two_by_two_solver_is_optimal_and_solves():
+  cube = rubiks_cube.RubiksCube(2)
+  rng = np.random.RandomState(0)
+  for seed in range(20):
+    state = cube.scramble(rng.randint(1, 40), seed)
+    actions = cube_solvers.solve_two_by_two(state)
+    for action in actions:
+      state = cube.next_state(state, action)
+    assert cube.is_goal(state)
+  # Against plain breadth-first search from the 24 orientations of solved.
+  solved = cube.goal[rubiks_cube.rotation_permutations(2)]
+  seen = _breadth_first_depths(cube, solved, 4)
+  for key, depth in list(seen.items())[::41]:
+    state = np.frombuffer(key, np.int8)
+    assert len(cube_solvers.solve_two_by_two(state)) == depth
+
+
+def test_three_by_three_ida_star_is_optimal_on_short_scrambles():
+  cube = rubiks_cube.RubiksCube(3)
+  seen = _breadth_first_depths(cube, cube.goal[None], 4)
+  keys = list(seen)
+  rng = np.random.RandomState(1)
+  for index in rng.choice(len(keys), 30, replace=False):
+    state = np.frombuffer(keys[index], np.int8)
+    result = cube_solvers.solve_three_by_three(state)
+    assert len(result.actions) == seen[keys[index]]
+    for action in result.actions:
+      state = cube.next_state(state, action)
+    assert cube.is_goal(state)
+  deeper = cube.scramble(12, seed=3)
+  result = cube_solvers.solve_three_by_three(deeper)
+  assert len(result.actions) <= 12 and result.nodes > 0
