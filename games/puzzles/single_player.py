@@ -9,8 +9,9 @@ game every puzzle shares:
   return is minus the number of moves; terminal at the goal or after
   `max_length` moves;
 - parameters `scramble_moves` and `seed` (the initial state is the goal
-  scrambled by that many seeded random moves) or `state` (a state string in
-  the puzzle's notation), and `max_length`;
+  scrambled by that many seeded random moves; Sokoban has a level number
+  instead) or `state` (a state string in the puzzle's notation), and
+  `max_length`;
 - the observation tensor is the puzzle's encoding (DeepCubeA's one-hot), the
   observation string its notation; the information-state string is the
   history of moves from the initial state.
@@ -72,10 +73,18 @@ class Puzzle:
     return state
 
 
-def puzzle_game_type(short_name: str, long_name: str,
+def puzzle_game_type(short_name: str,
+                     long_name: str,
                      extra_parameters: dict[str, Any],
-                     max_length: int) -> pyspiel.GameType:
-  """The GameType of a puzzle with its own parameters and the shared ones."""
+                     max_length: int,
+                     scrambled: bool = True) -> pyspiel.GameType:
+  """The GameType of a puzzle with its own parameters and the shared ones.
+
+  A `scrambled` puzzle starts `scramble_moves` seeded random moves from its
+  goal unless `state` is given; others choose their start in their own
+  parameters (`PuzzleGame.default_initial`).
+  """
+  scramble = {"scramble_moves": 20, "seed": 0} if scrambled else {}
   return pyspiel.GameType(
       short_name=short_name,
       long_name=long_name,
@@ -92,7 +101,7 @@ def puzzle_game_type(short_name: str, long_name: str,
       provides_observation_tensor=True,
       provides_factored_observation_string=False,
       parameter_specification={
-          **extra_parameters, "scramble_moves": 20, "seed": 0, "state": "",
+          **extra_parameters, **scramble, "state": "",
           "max_length": max_length
       })
 
@@ -111,12 +120,8 @@ class PuzzleGame(pyspiel.Game):
     self.puzzle = self.make_puzzle(params)
     self.max_length = params["max_length"]
     validation.require_at_least(name, "max_length", self.max_length, 1)
-    validation.require_at_least(name, "scramble_moves",
-                                params["scramble_moves"], 0)
-    validation.require_at_least(name, "seed", params["seed"], 0)
-    self.initial = (self.puzzle.parse(params["state"]) if params["state"] else
-                    self.puzzle.scramble(params["scramble_moves"],
-                                         params["seed"]))
+    self.initial = (self.puzzle.parse(params["state"])
+                    if params["state"] else self.default_initial(params))
     super().__init__(
         self.GAME_TYPE,
         pyspiel.GameInfo(
@@ -128,6 +133,14 @@ class PuzzleGame(pyspiel.Game):
             utility_sum=None,
             max_game_length=self.max_length),
         params)
+
+  def default_initial(self, params: dict[str, Any]) -> np.ndarray:
+    """The initial state when no `state` is given: a seeded scramble."""
+    name = self.GAME_TYPE.short_name
+    validation.require_at_least(name, "scramble_moves",
+                                params["scramble_moves"], 0)
+    validation.require_at_least(name, "seed", params["seed"], 0)
+    return self.puzzle.scramble(params["scramble_moves"], params["seed"])
 
   def new_initial_state(self) -> "PuzzleState":
     return PuzzleState(self)
