@@ -82,6 +82,20 @@ CONFIGS = (
     Config("lights_out(max_length=3,scramble_moves=3,seed=2,size=3)"),
     Config("lights_out(max_length=6,size=5,state=00000/00100/01110/00100/"
            "00000)", exhaustive=False),
+    Config("rubiks_cube(max_length=3,scramble_moves=5,seed=1)"),
+    Config("rubiks_cube(max_length=3,scramble_moves=3,seed=4,size=2)"),
+    Config("rubiks_cube(max_length=8,state=UUUUUUUUU/BBBRRRRRR/RRRFFFFFF/"
+           "DDDDDDDDD/FFFLLLLLL/LLLBBBBBB)", exhaustive=False),
+    Config("rubiks_cube(max_length=60)", exhaustive=False, playthrough=False),
+    Config("sliding_puzzle(max_length=8,scramble_moves=6,seed=2,size=3)"),
+    Config("sliding_puzzle(max_length=6,state=1 2 3 4/5 6 7 8/9 10 11 12/"
+           "13 14 0 15)"),
+    Config("sliding_puzzle(max_length=60,size=7)", exhaustive=False,
+           playthrough=False),
+    Config("sokoban(max_length=8,state=#######/#@ $ .#/#  $ .#/#######)"),
+    Config("sokoban(max_length=6)", exhaustive=False),
+    Config("sokoban(level=9,max_length=80)", exhaustive=False,
+           playthrough=False),
     Config("barrage_stratego(ply_limit=4)", exhaustive=False),
     Config("barrage_stratego(ply_limit=4,setup=random)", exhaustive=False),
     Config(f"barrage_stratego(ply_limit=8,setup=fixed,"

@@ -12,6 +12,11 @@ from open_spiel_ext.games.puzzles import sliding_puzzle
 import pyspiel
 
 
+@pytest.fixture(autouse=True)
+def pattern_tables_in_a_temporary_cache(monkeypatch, tmp_path):
+  monkeypatch.setenv("OPEN_SPIEL_EXT_CACHE", str(tmp_path))
+
+
 @pytest.fixture(scope="module")
 def eight_puzzle_distances() -> tuple[np.ndarray, np.ndarray]:
   """Every reachable 8-puzzle board and its distance, by breadth-first search."""
@@ -149,9 +154,7 @@ def test_ida_star_is_optimal(eight_puzzle_distances):
   assert len(sliding_solvers.solve(hardest, 3).actions) == 31
 
 
-def test_fifteen_puzzle_with_manhattan_and_small_patterns_agree(
-    monkeypatch, tmp_path):
-  monkeypatch.setenv("OPEN_SPIEL_EXT_CACHE", str(tmp_path))
+def test_fifteen_puzzle_with_manhattan_and_small_patterns_agree(tmp_path):
   puzzle = sliding_puzzle.SlidingPuzzle(4)
   board = puzzle.scramble(60, seed=5)
   plain = sliding_solvers.solve(board, 4)

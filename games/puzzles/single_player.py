@@ -6,8 +6,8 @@ batched JAX engine and its pyspiel game from them. This module is the pyspiel
 game every puzzle shares:
 
 - one player, deterministic, perfect information; reward −1 per move, the
-  return is minus the number of moves; terminal at the goal or after
-  `max_length` moves;
+  return is minus the number of moves; terminal at the goal, after
+  `max_length` moves, or where no move is legal;
 - parameters `scramble_moves` and `seed` (the initial state is the goal
   scrambled by that many seeded random moves; Sokoban has a level number
   instead) or `state` (a state string in the puzzle's notation), and
@@ -163,26 +163,32 @@ class PuzzleState(pyspiel.State):
     self._max_length = game.max_length
     self.cells = game.initial.copy()
     self.moves = 0
+    self._update()
+
+  def _update(self) -> None:
     self._solved = self._puzzle.is_goal(self.cells)
+    self._legal = [] if self._solved else self._puzzle.legal_actions(
+        self.cells)
 
   def current_player(self) -> int:
     return pyspiel.PlayerId.TERMINAL if self.is_terminal() else 0
 
   def is_terminal(self) -> bool:
-    return self._solved or self.moves >= self._max_length
+    """Solved, out of moves, or stuck (a Sokoban player walled in)."""
+    return self._solved or self.moves >= self._max_length or not self._legal
 
   def is_solved(self) -> bool:
     return self._solved
 
   def _legal_actions(self, player: int) -> list[int]:
     del player
-    return [] if self.is_terminal() else self._puzzle.legal_actions(self.cells)
+    return [] if self.is_terminal() else list(self._legal)
 
   def _apply_action(self, action: int) -> None:
     validation.require_legal_action(self, action)
     self.cells = self._puzzle.next_state(self.cells, action)
     self.moves += 1
-    self._solved = self._puzzle.is_goal(self.cells)
+    self._update()
 
   def _action_to_string(self, player: int, action: int) -> str:
     del player

@@ -90,7 +90,7 @@ def moves(xp: Any, states: Any, cols: int) -> tuple[Any, Any]:
   """[N, cells] -> children [N, 4, cells] and legality [N, 4] (pushes too)."""
   player, padded, table = _surroundings(xp, states, cols)
   one = table[player]  # [N, 4]
-  two = table[one]
+  two = table[one, xp.arange(NUM_MOVES)[None, :]]
   first = xp.take_along_axis(padded, one, axis=1)
   second = xp.take_along_axis(padded, two, axis=1)
   push = ((first & BOX) != 0) & _is_free(second)
