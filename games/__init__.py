@@ -4,6 +4,9 @@ from open_spiel_ext.games import clone_leduc
 from open_spiel_ext.games import k_gmp
 from open_spiel_ext.games import oshi_zumo
 from open_spiel_ext.games.puzzles import lights_out
+from open_spiel_ext.games.puzzles import rubiks_cube
+from open_spiel_ext.games.puzzles import sliding_puzzle
+from open_spiel_ext.games.puzzles import sokoban
 from open_spiel_ext.games import rps_choice
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games import tiny_hanabi

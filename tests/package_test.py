@@ -7,7 +7,7 @@ import pyspiel
 
 PLUGIN_GAMES = [
     "barrage_stratego", "clone_gmp", "k_gmp", "lights_out", "perturbed_k_gmp",
-    "rps_choice", "stratego", "tiny_hanabi_a", "tiny_hanabi_b",
+    "rps_choice", "rubiks_cube", "sliding_puzzle", "sokoban", "stratego", "tiny_hanabi_a", "tiny_hanabi_b",
     "tiny_hanabi_c", "tiny_hanabi_d", "tiny_hanabi_e", "tiny_hanabi_f",
     "xdo_clone_leduc", "xdo_oshi_zumo"
 ]

@@ -1,0 +1,50 @@
+"""Writes a seeded puzzle test set with optimal solution lengths, as JSON.
+
+  python -m open_spiel_ext.examples.puzzle_test_set --puzzle=sliding_puzzle \
+      --size=4 --count=100 --seed=0 --output=fifteen_puzzle_test.json
+
+Each instance's `state` loads as `pyspiel.load_game("<puzzle>(size=..,
+state=..)")`; `optimal_length` and `solution` come from the exact solvers
+(`algorithms/puzzle_solvers/test_sets.py` says which), or are null where no
+exact solver is within reach (3×3×3 cube, sliding puzzles above 15).
+"""
+
+import dataclasses
+import json
+import time
+from typing import Sequence
+
+from absl import app
+from absl import flags
+
+from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+
+_PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", test_sets.PUZZLES,
+                            "Which puzzle.")
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
+_COUNT = flags.DEFINE_integer("count", 100, "Instances.")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed of the instances.")
+_SOLVE = flags.DEFINE_bool("solve", True, "Compute optimal lengths.")
+_OUTPUT = flags.DEFINE_string("output", "puzzle_test_set.json", "Output file.")
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  began = time.perf_counter()
+  instances = []
+  for index, instance in enumerate(
+      test_sets.test_set(_PUZZLE.value, _SIZE.value, _COUNT.value, _SEED.value,
+                         _SOLVE.value)):
+    instances.append(dataclasses.asdict(instance))
+    print(f"instance {index + 1}/{_COUNT.value}: optimal length "
+          f"{instance.optimal_length} ({time.perf_counter() - began:.1f} s)",
+          flush=True)
+  with open(_OUTPUT.value, "w") as output:
+    json.dump({"puzzle": _PUZZLE.value, "size": _SIZE.value,
+               "seed": _SEED.value, "instances": instances}, output, indent=1)
+  print(f"wrote {len(instances)} instances to {_OUTPUT.value}")
+
+
+if __name__ == "__main__":
+  app.run(main)
