@@ -6,6 +6,9 @@ import sys
 
 import pytest
 
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+import pyspiel
+
 
 def test_games_tour_describes_and_plays_each_game():
   result = subprocess.run(
@@ -70,3 +73,30 @@ def test_cfr_example_matches_openspiel_cpp_cfr_plus(tmp_path):
   assert ours.keys() == cpp.keys() == {20, 40}
   for iteration, value in ours.items():
     assert value == pytest.approx(cpp[iteration], abs=1e-9)
+
+
+def test_puzzle_test_set_writes_optimal_lengths(tmp_path):
+  path = tmp_path / "eight.json"
+  output = _run_example("puzzle_test_set", "--puzzle=sliding_puzzle",
+                        "--size=3", "--count=4", "--seed=2",
+                        f"--output={path}")
+  assert output.count("optimal length") == 4
+  written = json.loads(path.read_text())
+  assert written["puzzle"] == "sliding_puzzle" and written["seed"] == 2
+  for instance in written["instances"]:
+    state = pyspiel.load_game(
+        f"sliding_puzzle(size=3,state={instance['state']})").new_initial_state()
+    for move in instance["solution"]:
+      state.apply_action(["U", "D", "L", "R"].index(move))
+    assert state.is_solved()
+    assert state.returns() == [-instance["optimal_length"]]
+
+
+def test_sokoban_level_generator_writes_boxoban_files(tmp_path):
+  path = tmp_path / "levels.txt"
+  output = _run_example("generate_sokoban_levels", "--num_levels=3",
+                        "--rows=8", "--cols=8", "--boxes=2",
+                        "--reverse_steps=100", f"--output={path}")
+  assert "wrote 3 levels" in output
+  text = path.read_text()
+  assert text.startswith("; 0\n########\n") and text.count("; ") == 3
