@@ -74,11 +74,9 @@ def ida_star(start: np.ndarray,
   nodes = iterations = 0
   while True:
     iterations += 1
-    found, next_bound, generated = _bounded_search(start, expand, heuristic,
-                                                   is_goal, inverse_actions,
-                                                   bound, chunk_size,
-                                                   max_nodes and
-                                                   max_nodes - nodes)
+    found, next_bound, generated = _bounded_search(
+        start, expand, heuristic, is_goal, inverse_actions, bound, chunk_size,
+        None if max_nodes is None else max_nodes - nodes)
     nodes += generated
     if found is not None:
       return SearchResult([int(a) for a in found], nodes, iterations,
@@ -103,7 +101,7 @@ def _bounded_search(start, expand, heuristic, is_goal, inverse_actions, bound,
     children = children[parent, action]
     costs = paths.shape[1] + 1 + heuristic(children)
     nodes += len(children)
-    if node_budget and nodes > node_budget:
+    if node_budget is not None and nodes > node_budget:
       raise RuntimeError(f"IDA* gave up after {nodes} nodes (bound {bound})")
     over = costs > bound
     if over.any():

@@ -15,10 +15,15 @@ game every puzzle shares:
 - the observation tensor is the puzzle's encoding (DeepCubeA's one-hot), the
   observation string its notation; the information-state string is the
   history of moves from the initial state.
+
+It also holds two helpers the batched engines share: picking each board's
+child by action, and random walks of legal moves (scrambles, reverse play).
 """
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.games import registry
@@ -223,6 +228,25 @@ class PuzzleObserver:
     if self._perfect_recall:
       return " ".join(self._puzzle.action_name(a) for a in state.history())
     return self._puzzle.to_string(state.cells)
+
+
+def chosen_children(children: jax.Array, actions: jax.Array) -> jax.Array:
+  """[B, A, ...] children, [B] actions -> [B, ...] the chosen child of each."""
+  return jnp.take_along_axis(children, actions[:, None, None], axis=1)[:, 0]
+
+
+def random_walk(key: jax.Array, start: jax.Array, steps: int,
+                expand: Callable[[jax.Array], tuple[jax.Array, jax.Array]]
+               ) -> jax.Array:
+  """`steps` uniformly random legal moves of `expand` (children, legality)."""
+
+  def move(i, states):
+    children, legal = expand(states)
+    noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
+    return chosen_children(children,
+                           jnp.argmax(jnp.where(legal, noise, -1.0), axis=1))
+
+  return jax.lax.fori_loop(0, steps, move, start)
 
 
 def register(game_class: type) -> None:

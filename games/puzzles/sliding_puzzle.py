@@ -170,18 +170,11 @@ class BatchedSlidingPuzzle:
                                     static_argnums=(1, 2))
 
   def _step(self, states: jax.Array, actions: jax.Array) -> jax.Array:
-    moved = self._next_states(states)
-    return jnp.take_along_axis(moved, actions[:, None, None], axis=1)[:, 0]
+    return single_player.chosen_children(self._next_states(states), actions)
 
   def _random_scrambles(self, key: jax.Array, batch: int,
                         moves: int) -> jax.Array:
     """`batch` goals each moved by `moves` uniformly random legal moves."""
     start = jnp.broadcast_to(self.goal, (batch, self.goal.shape[0]))
-
-    def move(i, states):
-      moved, legal = children(jnp, states, self.size)
-      noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
-      actions = jnp.argmax(jnp.where(legal, noise, -1.0), axis=1)
-      return jnp.take_along_axis(moved, actions[:, None, None], axis=1)[:, 0]
-
-    return jax.lax.fori_loop(0, moves, move, start)
+    return single_player.random_walk(
+        key, start, moves, lambda states: children(jnp, states, self.size))

@@ -255,8 +255,8 @@ class BatchedSokoban:
                                     static_argnums=(2,))
 
   def _step(self, states: jax.Array, actions: jax.Array) -> jax.Array:
-    children = moves(jnp, states, self.cols)[0]
-    return jnp.take_along_axis(children, actions[:, None, None], axis=1)[:, 0]
+    return single_player.chosen_children(moves(jnp, states, self.cols)[0],
+                                         actions)
 
   def _random_scrambles(self, key: jax.Array, solved: jax.Array,
                         steps: int) -> jax.Array:
@@ -265,10 +265,5 @@ class BatchedSokoban:
     Every result can be solved in at most `steps` moves.
     """
 
-    def back(i, states):
-      children, legal = pulls(jnp, states, self.cols)
-      noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
-      actions = jnp.argmax(jnp.where(legal, noise, -1.0), axis=1)
-      return jnp.take_along_axis(children, actions[:, None, None], axis=1)[:, 0]
-
-    return jax.lax.fori_loop(0, steps, back, solved)
+    return single_player.random_walk(
+        key, solved, steps, lambda states: pulls(jnp, states, self.cols))
