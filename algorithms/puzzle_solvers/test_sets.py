@@ -10,6 +10,7 @@ puzzles get instances without optimal lengths (None).
 """
 
 import dataclasses
+import functools
 from typing import Iterator, Optional
 
 import numpy as np
@@ -45,10 +46,10 @@ def make_puzzle(name: str, size: int) -> single_player.Puzzle:
 def scrambled_states(name: str, size: int, count: int,
                      seed: int) -> list[np.ndarray]:
   """`count` seeded instances drawn as DeepCubeA's test sets are."""
-  puzzle = make_puzzle(name, size)
-  rng = np.random.RandomState(seed)
   if name == "lights_out":
     return list(lights_out_gf2.random_reachable_boards(size, count, seed))
+  puzzle = make_puzzle(name, size)
+  rng = np.random.RandomState(seed)
   if name == "rubiks_cube":
     return [puzzle.scramble(100, rng.randint(2**31)) for _ in range(count)]
   return [puzzle.scramble(rng.randint(1000, 10001), rng.randint(2**31))
@@ -65,10 +66,15 @@ def optimal_solution(name: str, size: int,
   if size == 3:
     return sliding_solvers.solve(state, 3).actions
   if size == 4:
-    heuristic = sliding_solvers.AdditivePatternDatabase(
-        4, sliding_solvers.FIFTEEN_PUZZLE_PARTITION)
-    return sliding_solvers.solve(state, 4, heuristic).actions
+    return sliding_solvers.solve(state, 4, _fifteen_puzzle_heuristic()).actions
   return None
+
+
+@functools.lru_cache(maxsize=1)
+def _fifteen_puzzle_heuristic() -> sliding_solvers.AdditivePatternDatabase:
+  """The 6-6-3 tables, loaded (or built) once for a whole test set."""
+  return sliding_solvers.AdditivePatternDatabase(
+      4, sliding_solvers.FIFTEEN_PUZZLE_PARTITION)
 
 
 def test_set(name: str, size: int, count: int, seed: int,
