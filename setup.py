@@ -26,7 +26,8 @@ setuptools.setup(
         f"open_spiel_ext.{name}" for name in _SUBPACKAGES
         for nested in [""] + setuptools.find_packages(where=name)
     ],
-    package_data={"open_spiel_ext.games.puzzles": ["data/*.txt"]},
+    package_data={"open_spiel_ext.games.puzzles": ["data/*.txt"],
+                  "open_spiel_ext.algorithms.deepcubea": ["models/*.npz"]},
     package_dir={"open_spiel_ext": "open_spiel_ext"} |
     {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
     install_requires=[

@@ -23,12 +23,15 @@ def as_record(entry: Any) -> dict[str, Any]:
 
 
 class JsonLinesWriter:
-  """Appends one JSON record per line, flushed as it goes."""
+  """Writes one JSON record per line, flushed as it goes.
 
-  def __init__(self, path: str):
+  A new file unless `append`, which continues an existing one (a resumed run).
+  """
+
+  def __init__(self, path: str, append: bool = False):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     self.path = path
-    self._file = open(path, "w", encoding="utf-8")
+    self._file = open(path, "a" if append else "w", encoding="utf-8")
 
   def write(self, record: dict[str, Any]) -> None:
     self._file.write(json.dumps(record) + "\n")

@@ -100,3 +100,29 @@ def test_sokoban_level_generator_writes_boxoban_files(tmp_path):
   assert "wrote 3 levels" in output
   text = path.read_text()
   assert text.startswith("; 0\n########\n") and text.count("; ") == 3
+
+
+def test_deepcubea_train_writes_a_model_that_solve_reads(tmp_path):
+  output = _run_example(
+      "deepcubea_train", "--puzzle=rubiks_cube", "--size=2",
+      "--iterations=20", "--batch_size=64", "--hidden_sizes=32",
+      "--num_blocks=1", "--check_every=10", "--loss_threshold=100",
+      "--log_every=10", "--eval_every=20", "--eval_states=4",
+      f"--output_dir={tmp_path}")
+  assert output.count("iteration ") >= 2
+  assert "% solved" in output and "mean J" in output
+  for name in ("checkpoint.pkl", "model.npz", "metrics.jsonl",
+               "training.png"):
+    assert (tmp_path / name).exists()
+  solved = _run_example("deepcubea_solve", "--puzzle=rubiks_cube", "--size=2",
+                        "--scramble=2", "--seed=1",
+                        f"--model={tmp_path / 'model.npz'}")
+  assert "checked in pyspiel" in solved
+
+
+def test_deepcubea_solve_uses_the_shipped_model():
+  output = _run_example("deepcubea_solve", "--puzzle=sliding_puzzle",
+                        "--size=4", "--state=1 2 3 4/5 6 7 8/9 10 0 11/"
+                        "13 14 15 12")
+  assert "solution: R D\n" in output  # The blank moves right, then down.
+  assert "length 2," in output

@@ -8,8 +8,9 @@ uses it. Ties in f go to the lower h. weight = 1 and batch_size = 1 is A*: optim
 heuristic (nodes are reopened when reached by a shorter path). A smaller
 weight, or a larger batch, trades solution length for fewer steps.
 
-Calls are padded to fixed shapes (batch_size states, batch_size·actions
-children) so that jitted functions compile once.
+Calls are padded to few shapes so that jitted functions compile a few times
+only: batch_size states per expansion, and heuristic calls rounded up to a
+multiple of an eighth of batch_size·actions children.
 """
 
 import dataclasses
@@ -144,12 +145,12 @@ def batch_weighted_astar(start: np.ndarray,
     steps += 1
     expansions += len(popped)
     fresh = []
-    for row, node in enumerate(popped):
-      for action in np.flatnonzero(legal[row]):
-        child = nodes.add_or_improve(children[row, action],
-                                     nodes.cost[node] + 1, node, int(action))
-        if child is not None:
-          fresh.append(child)
+    for row, action in zip(*np.nonzero(legal[:len(popped)])):
+      node = popped[row]
+      child = nodes.add_or_improve(children[row, action],
+                                   nodes.cost[node] + 1, node, int(action))
+      if child is not None:
+        fresh.append(child)
     if not fresh:
       continue
     generated += len(fresh)
@@ -165,10 +166,17 @@ def batch_weighted_astar(start: np.ndarray,
 
 def _estimate(heuristic: BatchHeuristic, states: list[np.ndarray],
               width: int) -> np.ndarray:
-  """The heuristic over `states`, in calls of exactly `width` states."""
+  """The heuristic over `states`, in calls of at most `width` states.
+
+  Each call is padded up to a multiple of width/8 (at least 64 states), so
+  a jitted heuristic sees at most eight shapes and wastes little of a call.
+  """
   states = np.stack(states)
-  return np.concatenate([
-      np.asarray(heuristic(_padded(states[low:low + width], width)))
-      [:min(width, len(states) - low)]
-      for low in range(0, len(states), width)
-  ])
+  granule = max(64, -(-width // 8))
+  estimates = []
+  for low in range(0, len(states), width):
+    chunk = states[low:low + width]
+    padded_size = min(width, -(-len(chunk) // granule) * granule)
+    estimates.append(
+        np.asarray(heuristic(_padded(chunk, padded_size)))[:len(chunk)])
+  return np.concatenate(estimates)

@@ -98,6 +98,7 @@ class BatchedLightsOut:
   def __init__(self, size: int = 7):
     self.size = size
     self.num_actions = size * size
+    self.goal = jnp.zeros(size * size, jnp.int8)
     self._toggles = jnp.asarray(toggle_table(size))
     self.next_states = jax.jit(self._next_states)
     self.step = jax.jit(lambda states, actions: states ^ self._toggles[actions])

@@ -1,0 +1,1 @@
+"""DeepCubeA: deep approximate value iteration (DAVI) and batch weighted A*."""

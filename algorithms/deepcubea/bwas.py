@@ -1,0 +1,72 @@
+"""Batch weighted A* (BWAS) with a learned cost-to-go, and the shipped models.
+
+`solve` runs `puzzle_solvers.batch_astar.batch_weighted_astar` over a
+puzzle's batched engine with a `davi.CostToGo` network as the heuristic:
+N nodes expanded per step, one jitted network call on all their children,
+f = λ·g + h, a closed set that reopens nodes reached by a cheaper path.
+`shipped_model` loads the network trained for a puzzle that ships inside the
+package (`algorithms/deepcubea/models/`).
+"""
+
+import dataclasses
+import importlib.resources
+from typing import Optional
+
+import numpy as np
+
+from open_spiel_ext.algorithms.deepcubea import davi
+from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
+
+
+@dataclasses.dataclass
+class Solution:
+  """What BWAS found and what it cost.
+
+  Attributes:
+    actions: moves from the start to the goal, None if none was found.
+    nodes_generated: children whose cost-to-go was estimated.
+    steps: batches expanded.
+    seconds: wall-clock time.
+  """
+  actions: Optional[list[int]]
+  nodes_generated: int
+  steps: int
+  seconds: float
+
+  @property
+  def nodes_per_second(self) -> float:
+    return self.nodes_generated / max(self.seconds, 1e-9)
+
+
+def shipped_model_path(puzzle: str, size: int) -> str:
+  """The packaged model file of a puzzle; ValueError if none ships."""
+  if (puzzle, size) not in puzzles.SHIPPED:
+    raise ValueError(
+        f"no shipped model for puzzle={puzzle!r} size={size}; shipped: "
+        f"{[puzzles.model_name(*key) for key in puzzles.SHIPPED]}. Train one "
+        "with examples/deepcubea_train.py and pass its model.npz")
+  return str(importlib.resources.files(
+      "open_spiel_ext.algorithms.deepcubea").joinpath(
+          "models", puzzles.model_name(puzzle, size) + ".npz"))
+
+
+def shipped_model(puzzle: str, size: int) -> davi.CostToGo:
+  """The cost-to-go network shipped for a puzzle."""
+  return davi.CostToGo.load(shipped_model_path(puzzle, size))
+
+
+def solve(model: davi.CostToGo, start: np.ndarray, weight: float,
+          batch_size: int, max_nodes: int = 50_000_000) -> Solution:
+  """BWAS from `start` with the model's puzzle engine and network."""
+  engine = model.engine
+  if np.shape(start) != tuple(engine.goal.shape):
+    raise ValueError(f"start has shape {np.shape(start)}, but "
+                     f"{puzzles.model_name(model.config.puzzle, model.config.size)}"
+                     f" states have shape {tuple(engine.goal.shape)}")
+  result = batch_astar.batch_weighted_astar(
+      np.asarray(start, np.int8), batch_astar.engine_expander(engine), model,
+      lambda states: np.asarray(engine.is_goal(states)), weight=weight,
+      batch_size=batch_size, max_nodes=max_nodes)
+  return Solution(result.actions, result.nodes_generated, result.steps,
+                  result.seconds)

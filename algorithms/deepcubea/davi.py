@@ -1,0 +1,585 @@
+"""Deep approximate value iteration (DAVI): DeepCubeA's cost-to-go training.
+
+Each iteration draws a batch of states scrambled a uniform 1..K reverse moves
+from the goal, computes the one-step lookahead targets
+
+    y(s) = min_a [1 + J_target(next(s, a))],  J_target(goal) = 0, y(goal) = 0,
+
+and takes one Adam step on the mean squared error of J_θ(s) against y. Every
+C iterations, if the mean loss since the last check is below ε, θ is copied
+into the target network. Until the first copy J_target is 0 everywhere, so
+the iterations start from value iteration's J_0 = 0 rather than from a
+random network's outputs. Data generation, targets and the updates are one
+jitted call on the batched engine, so the whole loop runs on the
+accelerator; one call scrambles `generation_batches` batches at once and
+trains on them in turn, which spreads the K sequential scramble moves over
+several iterations.
+
+`train` runs that loop with progress output, periodic greedy-policy
+evaluation per scramble depth (the paper's training curves, plotted to
+PNG), checkpoints every few minutes that resume exactly, and exports the
+network as a model file that `CostToGo.load` reads.
+"""
+
+import dataclasses
+import json
+import math
+import os
+import pickle
+import time
+from typing import Any, Callable, NamedTuple, Optional
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from open_spiel_ext.algorithms import nn
+from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.games.puzzles import single_player
+
+CHECKPOINT = "checkpoint.pkl"
+MODEL = "model.npz"
+METRICS = "metrics.jsonl"
+PLOT = "training.png"
+
+
+@dataclasses.dataclass(frozen=True)
+class DaviConfig:
+  """What determines a training run's results.
+
+  Attributes:
+    puzzle: "sliding_puzzle", "rubiks_cube" or "lights_out".
+    size: the puzzle's size parameter.
+    max_scramble: K, training states are 1..K reverse moves from the goal.
+    batch_size: states per iteration.
+    hidden_sizes: dense layers before the residual blocks.
+    num_blocks: residual blocks of width hidden_sizes[-1].
+    batch_norm: batch norm after each dense layer.
+    learning_rate: Adam's step size.
+    lr_decay: the step size is multiplied by this every iteration.
+    loss_threshold: ε, the target network is updated only below this loss.
+    check_every: C, iterations between target-update checks.
+    generation_batches: iterations whose states one scramble call draws
+      (C must be a multiple of it).
+    seed: the run's random seed.
+  """
+  puzzle: str = "sliding_puzzle"
+  size: int = 4
+  max_scramble: int = 500
+  batch_size: int = 10000
+  hidden_sizes: tuple[int, ...] = (1000, 300)
+  num_blocks: int = 2
+  batch_norm: bool = True
+  learning_rate: float = 1e-3
+  lr_decay: float = 1.0
+  loss_threshold: float = 0.05
+  check_every: int = 1000
+  generation_batches: int = 1
+  seed: int = 0
+
+  def validate(self) -> None:
+    """Raises ValueError naming the first bad setting."""
+    puzzles.make_engine(self.puzzle, self.size)
+    positive = {"max_scramble": self.max_scramble,
+                "batch_size": self.batch_size, "check_every": self.check_every,
+                "generation_batches": self.generation_batches,
+                "learning_rate": self.learning_rate,
+                "loss_threshold": self.loss_threshold}
+    for name, value in positive.items():
+      if value <= 0:
+        raise ValueError(f"{name} must be positive, got {name}={value}")
+    if self.check_every % self.generation_batches:
+      raise ValueError(
+          f"check_every must be a multiple of generation_batches, got "
+          f"check_every={self.check_every}, "
+          f"generation_batches={self.generation_batches}")
+    if not 0 < self.lr_decay <= 1:
+      raise ValueError(f"lr_decay must be in (0, 1], got "
+                       f"lr_decay={self.lr_decay}")
+
+
+class TrainState(NamedTuple):
+  params: hk.Params
+  net_state: hk.State
+  opt_state: optax.OptState
+  target_params: hk.Params
+  target_state: hk.State
+  target_ready: jax.Array  # False until the first copy: J_target = 0.
+
+
+def cost_to_go_network(config: DaviConfig) -> hk.TransformedWithState:
+  """J(encoded states [B, ...], is_training) -> [B] estimated moves to go."""
+
+  def forward(encoded: jax.Array, is_training: bool) -> jax.Array:
+    network = nn.ResidualMLP(config.hidden_sizes, config.num_blocks, 1,
+                             config.batch_norm, name="cost_to_go")
+    return network(encoded, is_training)[:, 0]
+
+  return hk.transform_with_state(forward)
+
+
+def bellman_targets(child_values: jax.Array, child_is_goal: jax.Array,
+                    legal: jax.Array, state_is_goal: jax.Array) -> jax.Array:
+  """y = min over legal a of 1 + J(child), with J(goal) = 0, and y(goal) = 0.
+
+  Args:
+    child_values: [B, A] target-network estimates of the children.
+    child_is_goal: [B, A] which children are goals.
+    legal: [B, A] which moves are legal.
+    state_is_goal: [B] which states are goals.
+  """
+  values = 1.0 + jnp.where(child_is_goal, 0.0, child_values)
+  values = jnp.where(legal, values, jnp.inf)
+  return jnp.where(state_is_goal, 0.0, values.min(axis=1))
+
+
+def should_update_target(iteration: int, mean_loss: float, check_every: int,
+                         loss_threshold: float) -> bool:
+  """Whether θ is copied to the target after `iteration` iterations done."""
+  return iteration % check_every == 0 and mean_loss < loss_threshold
+
+
+def scramble(engine: Any, key: jax.Array, depths: jax.Array,
+             max_depth: int) -> jax.Array:
+  """States `depths[i]` uniformly random reverse moves from the goal.
+
+  A reverse move that leaves the state unchanged (off the tray, a blocked
+  pull) is not taken.
+  """
+  start = jnp.broadcast_to(engine.goal, (depths.shape[0],) + engine.goal.shape)
+
+  def move(i, states):
+    children = engine.prev_states(states)
+    legal = jnp.any(children != states[:, None], axis=-1)
+    noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
+    chosen = single_player.chosen_children(
+        children, jnp.argmax(jnp.where(legal, noise, -1.0), axis=1))
+    return jnp.where((i < depths)[:, None], chosen, states)
+
+  return jax.lax.fori_loop(0, max_depth, move, start)
+
+
+class Davi:
+  """The jitted pieces of DAVI for one configuration."""
+
+  def __init__(self, config: DaviConfig):
+    config.validate()
+    self.config = config
+    self.engine = puzzles.make_engine(config.puzzle, config.size)
+    self.network = cost_to_go_network(config)
+    schedule = optax.exponential_decay(config.learning_rate, 1,
+                                       config.lr_decay)
+    self.optimizer = optax.adam(schedule)
+    self.train_step = jax.jit(self._train_step)
+    self.cost_to_go = jax.jit(self._cost_to_go)
+    self.evaluate = jax.jit(self._evaluate, static_argnums=(3, 4))
+
+  def _legal(self, states: jax.Array) -> jax.Array:
+    legal_mask = getattr(self.engine, "legal_mask", None)
+    if legal_mask is None:
+      return jnp.ones((states.shape[0], self.engine.num_actions), bool)
+    return legal_mask(states)
+
+  def training_states(self, key: jax.Array, batch: int) -> jax.Array:
+    """States scrambled a uniform 1..K reverse moves from the goal."""
+    depth_key, walk_key = jax.random.split(key)
+    k = self.config.max_scramble
+    depths = jax.random.randint(depth_key, (batch,), 1, k + 1)
+    return scramble(self.engine, walk_key, depths, k)
+
+  def keys(self) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The run's keys for initialisation, training and evaluation.
+
+    Iteration i uses fold_in(training key, i), so a resumed run draws what an
+    uninterrupted one would.
+    """
+    return tuple(jax.random.split(jax.random.PRNGKey(self.config.seed), 3))
+
+  def init(self) -> TrainState:
+    """Fresh networks; batch-norm averages start at a batch of real states."""
+    init_key = self.keys()[0]
+    states = jax.jit(self.training_states, static_argnums=1)(
+        init_key, min(self.config.batch_size, 1000))
+    params, net_state = self.network.init(init_key,
+                                          self.engine.encode(states), True)
+    return TrainState(params, net_state, self.optimizer.init(params), params,
+                      net_state, jnp.asarray(False))
+
+  def from_model(self, path: str) -> TrainState:
+    """θ and the target from a model file of the same network; fresh Adam."""
+    model = CostToGo.load(path)
+    mine, theirs = dataclasses.asdict(self.config), dataclasses.asdict(
+        model.config)
+    network_fields = ("puzzle", "size", "hidden_sizes", "num_blocks",
+                      "batch_norm")
+    if any(mine[f] != theirs[f] for f in network_fields):
+      raise ValueError(
+          f"model {path} has network "
+          f"{ {f: theirs[f] for f in network_fields} }, this run "
+          f"{ {f: mine[f] for f in network_fields} }")
+    params, net_state = model.network_weights()
+    return TrainState(params, net_state, self.optimizer.init(params), params,
+                      net_state, jnp.asarray(True))
+
+  def _cost_to_go(self, params: hk.Params, net_state: hk.State,
+                  states: jax.Array) -> jax.Array:
+    """J(states) in evaluation mode, 0 at goals."""
+    values, _ = self.network.apply(params, net_state, None,
+                                   self.engine.encode(states), False)
+    return jnp.where(self.engine.is_goal(states), 0.0, values)
+
+  def targets(self, train_state: TrainState, states: jax.Array) -> jax.Array:
+    """The Bellman targets of `states` under the target network."""
+    children = self.engine.next_states(states)
+    batch, actions = children.shape[:2]
+    flat = children.reshape((batch * actions,) + children.shape[2:])
+    values, _ = self.network.apply(train_state.target_params,
+                                   train_state.target_state, None,
+                                   self.engine.encode(flat), False)
+    values = jnp.where(train_state.target_ready, values, 0.0)
+    return bellman_targets(
+        values.reshape(batch, actions),
+        self.engine.is_goal(flat).reshape(batch, actions), self._legal(states),
+        self.engine.is_goal(states))
+
+  def _train_step(self, train_state: TrainState,
+                  key: jax.Array) -> tuple[TrainState, jax.Array]:
+    """`generation_batches` DAVI iterations on one call's fresh states.
+
+    Returns the new state and each iteration's loss.
+    """
+    batches, size = self.config.generation_batches, self.config.batch_size
+    states = self.training_states(key, batches * size)
+    return jax.lax.scan(self._iteration, train_state,
+                        states.reshape((batches, size) + states.shape[1:]))
+
+  def _iteration(self, train_state: TrainState,
+                 states: jax.Array) -> tuple[TrainState, jax.Array]:
+    """One DAVI iteration: targets and one Adam step on a batch."""
+    targets = self.targets(train_state, states)
+    encoded = self.engine.encode(states)
+
+    def loss_fn(params):
+      values, net_state = self.network.apply(params, train_state.net_state,
+                                             None, encoded, True)
+      return jnp.mean((values - targets)**2), net_state
+
+    (loss, net_state), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        train_state.params)
+    updates, opt_state = self.optimizer.update(grads, train_state.opt_state)
+    params = optax.apply_updates(train_state.params, updates)
+    return train_state._replace(params=params, net_state=net_state,
+                                opt_state=opt_state), loss
+
+  def _greedy_solved(self, params: hk.Params, net_state: hk.State,
+                     states: jax.Array, steps: int) -> jax.Array:
+    """Which states the greedy policy argmin_a 1 + J(child) solves."""
+
+    def move(_, states):
+      children = self.engine.next_states(states)
+      batch, actions = children.shape[:2]
+      flat = children.reshape((batch * actions,) + children.shape[2:])
+      values = 1.0 + self._cost_to_go(params, net_state, flat).reshape(
+          batch, actions)
+      best = jnp.argmin(jnp.where(self._legal(states), values, jnp.inf), axis=1)
+      chosen = single_player.chosen_children(children, best)
+      return jnp.where(self.engine.is_goal(states)[:, None], states, chosen)
+
+    return self.engine.is_goal(jax.lax.fori_loop(0, steps, move, states))
+
+  def _evaluate(self, params: hk.Params, net_state: hk.State, key: jax.Array,
+                depths: tuple[int, ...],
+                per_depth: int) -> tuple[jax.Array, jax.Array]:
+    """Greedy solve rate and mean J of `per_depth` states at each depth."""
+    k = self.config.max_scramble
+    depth_of = jnp.repeat(jnp.asarray(depths), per_depth)
+    states = scramble(self.engine, key, depth_of, k)
+    solved = self._greedy_solved(params, net_state, states, greedy_steps(k))
+    values = self._cost_to_go(params, net_state, states)
+    return (solved.reshape(len(depths), per_depth).mean(axis=1),
+            values.reshape(len(depths), per_depth).mean(axis=1))
+
+
+def greedy_steps(max_scramble: int) -> int:
+  """The greedy policy's move limit in evaluations: 2K, at most 200."""
+  return min(2 * max_scramble, 200)
+
+
+def eval_depths(max_scramble: int, count: int) -> tuple[int, ...]:
+  """`count` scramble depths spread over 1..K."""
+  return tuple(sorted({int(round(d)) for d in
+                       np.linspace(1, max_scramble, count)}))
+
+
+@dataclasses.dataclass
+class RunSettings:
+  """How a run is carried out; none of it changes the trained network.
+
+  Attributes:
+    iterations: stop after this many iterations in all (resumed ones too).
+    output_dir: checkpoint, model, metrics and plot go here.
+    max_seconds: also stop after this long (this process's share).
+    checkpoint_seconds: wall time between checkpoints.
+    log_every: iterations between progress lines.
+    eval_every: iterations between greedy-policy evaluations (0: never).
+    eval_depths: scramble depths evaluated (spread over 1..K).
+    eval_states: states per evaluated depth.
+    model_dtype: precision of the exported model's weights.
+    init_model: a model.npz whose network starts a fresh run (fine-tuning:
+      its weights become θ and the target, Adam starts afresh).
+  """
+  iterations: int
+  output_dir: str
+  max_seconds: float = math.inf
+  checkpoint_seconds: float = 300.0
+  log_every: int = 100
+  eval_every: int = 1000
+  eval_depths: int = 10
+  eval_states: int = 100
+  model_dtype: str = "float32"
+  init_model: str = ""
+
+
+@dataclasses.dataclass
+class Progress:
+  """Where a run stands; saved with the checkpoint."""
+  iteration: int = 0
+  target_updates: int = 0
+  window_losses: list[float] = dataclasses.field(default_factory=list)
+  seconds: float = 0.0
+
+
+def save_checkpoint(path: str, config: DaviConfig, train_state: TrainState,
+                    progress: Progress) -> None:
+  """Writes everything a run needs to resume, atomically."""
+  payload = {"config": dataclasses.asdict(config),
+             "train_state": jax.device_get(train_state),
+             "progress": dataclasses.asdict(progress)}
+  partial = path + ".partial"
+  with open(partial, "wb") as f:
+    pickle.dump(payload, f)
+  os.replace(partial, path)
+
+
+def load_checkpoint(path: str,
+                    config: DaviConfig) -> tuple[TrainState, Progress]:
+  """A run's saved state; refuses one made with another configuration."""
+  with open(path, "rb") as f:
+    payload = pickle.load(f)
+  saved = DaviConfig(**{**payload["config"], "hidden_sizes": tuple(
+      payload["config"]["hidden_sizes"])})
+  if saved != config:
+    raise ValueError(f"checkpoint {path} was made with {saved}, not {config}; "
+                     "use another output_dir")
+  return (jax.device_put(payload["train_state"]),
+          Progress(**payload["progress"]))
+
+
+def export_model(path: str, config: DaviConfig, train_state: TrainState,
+                 info: dict[str, Any], dtype: str = "float32") -> None:
+  """Writes the network (weights, batch-norm averages, config) as one .npz."""
+  arrays = {}
+  for prefix, tree in (("params", train_state.params),
+                       ("state", train_state.net_state)):
+    for module, values in tree.items():
+      for name, value in values.items():
+        value = np.asarray(value)
+        if np.issubdtype(value.dtype, np.floating):
+          value = value.astype(dtype)
+        arrays[f"{prefix}|{module}|{name}"] = value
+  meta = {"config": dataclasses.asdict(config), **info}
+  np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+class CostToGo:
+  """A trained cost-to-go network as a batch heuristic for search."""
+
+  def __init__(self, config: DaviConfig, params: hk.Params,
+               net_state: hk.State, info: Optional[dict[str, Any]] = None):
+    self.config = config
+    self.info = info or {}
+    self.davi = Davi(config)
+    self.engine = self.davi.engine
+    self._params, self._net_state = params, net_state
+
+  @classmethod
+  def load(cls, path: str) -> "CostToGo":
+    """Reads a model written by `export_model`."""
+    with np.load(path) as data:
+      meta = json.loads(str(data["meta"]))
+      trees = {"params": {}, "state": {}}
+      for key in data.files:
+        if key == "meta":
+          continue
+        prefix, module, name = key.split("|")
+        value = data[key]
+        if np.issubdtype(value.dtype, np.floating):
+          value = value.astype(np.float32)
+        trees[prefix].setdefault(module, {})[name] = jnp.asarray(value)
+    config_fields = meta.pop("config")
+    config_fields["hidden_sizes"] = tuple(config_fields["hidden_sizes"])
+    return cls(DaviConfig(**config_fields), trees["params"], trees["state"],
+               meta)
+
+  def network_weights(self) -> tuple[hk.Params, hk.State]:
+    return self._params, self._net_state
+
+  def __call__(self, states: np.ndarray) -> np.ndarray:
+    """[B, D] states -> [B] estimated moves to the goal (0 at goals)."""
+    return np.asarray(self.davi.cost_to_go(self._params, self._net_state,
+                                           jnp.asarray(states)))
+
+
+def train(config: DaviConfig, settings: RunSettings,
+          log: Callable[[str], None] = print) -> tuple[TrainState, Progress]:
+  """Runs (or resumes) DAVI until `settings.iterations` or its time limit."""
+  # Imported here: the examples' reporting pulls in matplotlib.
+  from open_spiel_ext.examples import reporting  # pylint: disable=g-import-not-at-top
+  os.makedirs(settings.output_dir, exist_ok=True)
+  checkpoint_path = os.path.join(settings.output_dir, CHECKPOINT)
+  davi = Davi(config)
+  if os.path.exists(checkpoint_path):
+    train_state, progress = load_checkpoint(checkpoint_path, config)
+    log(f"resumed from {checkpoint_path} at iteration {progress.iteration}")
+  elif settings.init_model:
+    train_state, progress = davi.from_model(settings.init_model), Progress()
+    log(f"started from the network in {settings.init_model}")
+  else:
+    train_state, progress = davi.init(), Progress()
+  metrics = reporting.JsonLinesWriter(
+      os.path.join(settings.output_dir, METRICS), append=progress.iteration > 0)
+  _, train_key, eval_key = davi.keys()
+  began = time.perf_counter()
+  last_checkpoint = began
+  seconds_before = progress.seconds
+  window = [np.asarray(progress.window_losses, np.float32)]
+
+  def elapsed() -> float:
+    return time.perf_counter() - began
+
+  def checkpoint() -> None:
+    progress.window_losses = _as_floats(window).tolist()
+    progress.seconds = seconds_before + elapsed()
+    save_checkpoint(checkpoint_path, config, train_state, progress)
+
+  step = config.generation_batches
+  while progress.iteration < settings.iterations and (
+      elapsed() < settings.max_seconds):
+    train_state, losses = davi.train_step(
+        train_state, jax.random.fold_in(train_key, progress.iteration))
+    progress.iteration += step
+    window.append(losses)
+    if progress.iteration % config.check_every == 0:
+      mean_loss = float(np.mean(_as_floats(window)))
+      window = []
+      if should_update_target(progress.iteration, mean_loss,
+                              config.check_every, config.loss_threshold):
+        train_state = train_state._replace(
+            target_params=train_state.params,
+            target_state=train_state.net_state,
+            target_ready=jnp.asarray(True))
+        progress.target_updates += 1
+    if _crossed(progress.iteration, step, settings.log_every):
+      record = {"kind": "train", "iteration": progress.iteration,
+                "loss": float(losses[-1]),
+                "target_updates": progress.target_updates,
+                "seconds": seconds_before + elapsed()}
+      metrics.write(record)
+      log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
+          f"target updates {progress.target_updates:4d}  "
+          f"{record['seconds']:8.1f} s")
+    if _crossed(progress.iteration, step, settings.eval_every):
+      _evaluate_and_plot(davi, train_state, jax.random.fold_in(
+          eval_key, progress.iteration), progress, settings, metrics, log)
+    if time.perf_counter() - last_checkpoint >= settings.checkpoint_seconds:
+      checkpoint()
+      last_checkpoint = time.perf_counter()
+  checkpoint()
+  metrics.close()
+  info = {"iterations": progress.iteration,
+          "target_updates": progress.target_updates,
+          "training_seconds": round(progress.seconds, 1),
+          "hardware": jax.devices()[0].device_kind}
+  export_model(os.path.join(settings.output_dir, MODEL), config, train_state,
+               info, settings.model_dtype)
+  log(f"stopped at iteration {progress.iteration} after "
+      f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "
+      f"{METRICS} and {PLOT} to {settings.output_dir}")
+  plot_training(os.path.join(settings.output_dir, METRICS),
+                os.path.join(settings.output_dir, PLOT), config)
+  return train_state, progress
+
+
+def _as_floats(losses: list[Any]) -> np.ndarray:
+  """The losses of a list of [iterations] arrays, on the host, in order."""
+  return np.concatenate([np.zeros(0, np.float32)] +
+                        [np.asarray(x, np.float32) for x in losses])
+
+
+def _crossed(iteration: int, step: int, every: int) -> bool:
+  """Whether the last `step` iterations passed a multiple of `every` (> 0)."""
+  return every > 0 and iteration // every > (iteration - step) // every
+
+
+def _evaluate_and_plot(davi: Davi, train_state: TrainState, key: jax.Array,
+                       progress: Progress, settings: RunSettings, metrics: Any,
+                       log: Callable[[str], None]) -> None:
+  """Greedy solve rate and mean J per depth: recorded, printed, plotted."""
+  depths = eval_depths(davi.config.max_scramble, settings.eval_depths)
+  solved, values = jax.device_get(
+      davi.evaluate(train_state.params, train_state.net_state, key, depths,
+                    settings.eval_states))
+  metrics.write({"kind": "eval", "iteration": progress.iteration,
+                 "depths": list(depths), "solved": solved.tolist(),
+                 "cost_to_go": values.tolist()})
+  log(f"  greedy ({greedy_steps(davi.config.max_scramble)} moves) by "
+      "scramble depth:")
+  log("    " + "  ".join(f"{d:>5d}" for d in depths) + "   depth")
+  log("    " + "  ".join(f"{100 * s:5.0f}" for s in solved) + "   % solved")
+  log("    " + "  ".join(f"{v:5.1f}" for v in values) + "   mean J")
+  plot_training(os.path.join(settings.output_dir, METRICS),
+                os.path.join(settings.output_dir, PLOT), davi.config)
+
+
+def plot_training(metrics_path: str, plot_path: str,
+                  config: DaviConfig) -> None:
+  """Loss and target updates; greedy solve rate and mean J by depth."""
+  from open_spiel_ext.examples import reporting  # pylint: disable=g-import-not-at-top
+  plt = reporting.plt
+  with open(metrics_path, encoding="utf-8") as f:
+    records = [json.loads(line) for line in f]
+  train_records = [r for r in records if r["kind"] == "train"]
+  evals = [r for r in records if r["kind"] == "eval"]
+  fig, axes = plt.subplots(1, 3, figsize=(17, 4.5))
+  if train_records:
+    axes[0].plot([r["iteration"] for r in train_records],
+                 [r["loss"] for r in train_records], label="loss")
+    axes[0].set_yscale("log")
+    twin = axes[0].twinx()
+    twin.plot([r["iteration"] for r in train_records],
+              [r["target_updates"] for r in train_records], "C1",
+              label="target updates")
+    twin.set_ylabel("target updates")
+  axes[0].set_xlabel("iteration")
+  axes[0].set_ylabel("MSE loss")
+  colours = plt.cm.viridis(np.linspace(0, 1, max(len(evals), 1)))
+  for colour, record in zip(colours, evals):
+    label = f"iteration {record['iteration']}"
+    axes[1].plot(record["depths"], 100 * np.asarray(record["solved"]),
+                 color=colour, marker=".", label=label)
+    axes[2].plot(record["depths"], record["cost_to_go"], color=colour,
+                 marker=".", label=label)
+  axes[1].set_ylabel(f"% solved greedily ({greedy_steps(config.max_scramble)}"
+                     " moves)")
+  axes[2].set_ylabel("mean cost-to-go estimate")
+  for axis in axes[1:]:
+    axis.set_xlabel("scramble depth")
+    axis.grid(True, alpha=0.3)
+  if evals:
+    axes[2].legend(fontsize=7)
+  fig.suptitle(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}")
+  fig.tight_layout()
+  fig.savefig(plot_path, dpi=100)
+  plt.close(fig)

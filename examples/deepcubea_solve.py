@@ -1,0 +1,83 @@
+"""Solves a puzzle by BWAS with a DeepCubeA cost-to-go network.
+
+  python -m open_spiel_ext.examples.deepcubea_solve --puzzle=sliding_puzzle \
+      --size=4 --scramble=200 --seed=3
+  python -m open_spiel_ext.examples.deepcubea_solve --puzzle=rubiks_cube \
+      --size=2 --state="UUUU/RRRR/FFFF/DDDD/LLLL/BBBB"
+
+The start is `--state` in the game's notation (as `pyspiel.load_game(
+"<puzzle>(size=..,state=..)")` takes it) or the goal moved by `--scramble`
+seeded random moves. The network is the one shipped for the puzzle unless
+`--model` names a model.npz from `deepcubea_train`. Prints the solution in
+move notation, its length, nodes generated, seconds and nodes per second,
+and checks the solution by playing it in the pyspiel game.
+"""
+
+from typing import Sequence
+
+from absl import app
+from absl import flags
+import pyspiel
+
+from open_spiel_ext.algorithms.deepcubea import bwas
+from open_spiel_ext.algorithms.deepcubea import davi
+from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+
+_PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
+                            "Which puzzle.")
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
+_STATE = flags.DEFINE_string("state", "", "The start, in the game's notation.")
+_SCRAMBLE = flags.DEFINE_integer(
+    "scramble", 100, "Without --state: random moves from the goal.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the scramble.")
+_MODEL = flags.DEFINE_string("model", "",
+                             "A model.npz (default: the shipped model).")
+_WEIGHT = flags.DEFINE_float("weight", None,
+                             "λ in f = λ·g + h (default: the puzzle's).")
+_BATCH = flags.DEFINE_integer(
+    "batch_size", None, "N, nodes expanded per step (default: the puzzle's).")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", 50_000_000,
+                                  "Give up after generating this many nodes.")
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  puzzle_name, size = _PUZZLE.value, _SIZE.value
+  model = (davi.CostToGo.load(_MODEL.value) if _MODEL.value else
+           bwas.shipped_model(puzzle_name, size))
+  if (model.config.puzzle, model.config.size) != (puzzle_name, size):
+    raise app.UsageError(
+        f"--model is for {model.config.puzzle} size {model.config.size}, not "
+        f"{puzzle_name} size {size}")
+  puzzle = test_sets.make_puzzle(puzzle_name, size)
+  start = (puzzle.parse(_STATE.value) if _STATE.value else
+           puzzle.scramble(_SCRAMBLE.value, _SEED.value))
+  settings = puzzles.defaults(puzzle_name, size)
+  weight = settings.weight if _WEIGHT.value is None else _WEIGHT.value
+  batch = settings.search_batch if _BATCH.value is None else _BATCH.value
+  print(f"start: {puzzle.to_string(start)}")
+  print(f"BWAS λ={weight} N={batch}, cost-to-go estimate of the start "
+        f"{float(model(start[None])[0]):.1f}", flush=True)
+  solution = bwas.solve(model, start, weight, batch, _MAX_NODES.value)
+  if solution.actions is None:
+    print(f"no solution within {solution.nodes_generated:,} nodes "
+          f"({solution.seconds:.1f} s)")
+    return
+  state = pyspiel.load_game(puzzle_name, {
+      "size": size, "state": puzzle.to_string(start),
+      "max_length": len(solution.actions) + 1}).new_initial_state()
+  for action in solution.actions:
+    state.apply_action(action)
+  if not state.is_solved():
+    raise RuntimeError("the solution does not solve the puzzle")
+  print("solution: " + " ".join(puzzle.action_name(a)
+                                for a in solution.actions))
+  print(f"length {len(solution.actions)}, {solution.nodes_generated:,} nodes "
+        f"generated in {solution.seconds:.2f} s "
+        f"({solution.nodes_per_second:,.0f} nodes/s); checked in pyspiel")
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,103 @@
+"""Trains a DeepCubeA cost-to-go network by DAVI, on CPU or GPU.
+
+  python -m open_spiel_ext.examples.deepcubea_train --puzzle=sliding_puzzle \
+      --size=4 --iterations=100000 --output_dir=davi_fifteen
+
+Prints progress (loss, target updates, and every --eval_every iterations the
+greedy policy's solve rate and mean cost-to-go by scramble depth), writes
+metrics.jsonl and training.png, checkpoints every --checkpoint_seconds and
+resumes from output_dir/checkpoint.pkl when run again with the same
+settings. The trained network is output_dir/model.npz, which
+`deepcubea_solve --model=...` reads. Settings left unset take the shipped
+model's (`algorithms/deepcubea/puzzles.py`).
+"""
+
+import math
+from typing import Sequence
+
+from absl import app
+from absl import flags
+
+from open_spiel_ext.algorithms.deepcubea import davi
+from open_spiel_ext.algorithms.deepcubea import puzzles
+
+_PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
+                            "Which puzzle.")
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 100_000,
+                                   "Training iterations in all.")
+_MAX_SECONDS = flags.DEFINE_float("max_seconds", math.inf,
+                                  "Also stop after this many seconds.")
+_BATCH_SIZE = flags.DEFINE_integer("batch_size", 10_000, "States per iteration.")
+_MAX_SCRAMBLE = flags.DEFINE_integer(
+    "max_scramble", None, "K: training states are 1..K reverse moves from "
+    "the goal (default: the puzzle's).")
+_LOSS_THRESHOLD = flags.DEFINE_float(
+    "loss_threshold", 0.05, "ε: the target network is updated only when the "
+    "mean loss since the last check is below this.")
+_CHECK_EVERY = flags.DEFINE_integer(
+    "check_every", 1000, "C: iterations between target-update checks.")
+_GENERATION_BATCHES = flags.DEFINE_integer(
+    "generation_batches", 1, "Iterations whose states one scramble call draws "
+    "(check_every must be a multiple).")
+_HIDDEN_SIZES = flags.DEFINE_list(
+    "hidden_sizes", None, "Dense layers before the residual blocks "
+    "(default: the puzzle's; DeepCubeA's paper: 5000,1000).")
+_NUM_BLOCKS = flags.DEFINE_integer(
+    "num_blocks", None, "Residual blocks (default: the puzzle's; paper: 4).")
+_BATCH_NORM = flags.DEFINE_bool("batch_norm", True,
+                                "Batch norm after each dense layer.")
+_LEARNING_RATE = flags.DEFINE_float("learning_rate", 1e-3, "Adam step size.")
+_LR_DECAY = flags.DEFINE_float("lr_decay", 1.0,
+                               "Step size multiplier per iteration.")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "davi_output",
+                                  "Checkpoint, model, metrics and plot.")
+_CHECKPOINT_SECONDS = flags.DEFINE_float("checkpoint_seconds", 300,
+                                         "Seconds between checkpoints.")
+_LOG_EVERY = flags.DEFINE_integer("log_every", 100,
+                                  "Iterations between progress lines.")
+_EVAL_EVERY = flags.DEFINE_integer(
+    "eval_every", 5000, "Iterations between greedy evaluations (0: never).")
+_EVAL_DEPTHS = flags.DEFINE_integer("eval_depths", 10,
+                                    "Scramble depths evaluated.")
+_EVAL_STATES = flags.DEFINE_integer("eval_states", 100,
+                                    "States per evaluated depth.")
+_INIT_MODEL = flags.DEFINE_string(
+    "init_model", "", "Start a new run from this model.npz's network "
+    "(fine-tuning; Adam starts afresh).")
+_MODEL_DTYPE = flags.DEFINE_enum("model_dtype", "float32",
+                                 ["float32", "float16"],
+                                 "Precision of the exported weights.")
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  shipped = puzzles.defaults(_PUZZLE.value, _SIZE.value)
+  hidden_sizes = (tuple(int(h) for h in _HIDDEN_SIZES.value)
+                  if _HIDDEN_SIZES.value else shipped.hidden_sizes)
+  config = davi.DaviConfig(
+      puzzle=_PUZZLE.value, size=_SIZE.value,
+      max_scramble=_MAX_SCRAMBLE.value or shipped.max_scramble,
+      batch_size=_BATCH_SIZE.value, hidden_sizes=hidden_sizes,
+      num_blocks=(shipped.num_blocks if _NUM_BLOCKS.value is None
+                  else _NUM_BLOCKS.value),
+      batch_norm=_BATCH_NORM.value, learning_rate=_LEARNING_RATE.value,
+      lr_decay=_LR_DECAY.value, loss_threshold=_LOSS_THRESHOLD.value,
+      check_every=_CHECK_EVERY.value,
+      generation_batches=_GENERATION_BATCHES.value, seed=_SEED.value)
+  settings = davi.RunSettings(
+      iterations=_ITERATIONS.value, output_dir=_OUTPUT_DIR.value,
+      max_seconds=_MAX_SECONDS.value,
+      checkpoint_seconds=_CHECKPOINT_SECONDS.value,
+      log_every=_LOG_EVERY.value, eval_every=_EVAL_EVERY.value,
+      eval_depths=_EVAL_DEPTHS.value, eval_states=_EVAL_STATES.value,
+      model_dtype=_MODEL_DTYPE.value, init_model=_INIT_MODEL.value)
+  print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}: {config}",
+        flush=True)
+  davi.train(config, settings, log=lambda line: print(line, flush=True))
+
+
+if __name__ == "__main__":
+  app.run(main)
