@@ -159,12 +159,15 @@ def plot(runs: list[Run], path: str) -> None:
       low = min(r.length for r in group)
       high = max(r.length for r in group)
       axis.plot([low, high], [low, high], "k--", lw=0.8, label="y = x")
+      axis.legend(fontsize=8)
+    else:
+      axis.text(0.5, 0.5, "nothing solved", ha="center",
+                transform=axis.transAxes)
     axis.set_xlabel("optimal length" if exact else
                     "cost-to-go estimate of the start")
     axis.set_ylabel("BWAS solution length")
     axis.set_title(name)
     axis.grid(True, alpha=0.3)
-    axis.legend(fontsize=8)
   fig.tight_layout()
   fig.savefig(path, dpi=110)
   plt.close(fig)
