@@ -150,15 +150,12 @@ def scramble(engine: Any, key: jax.Array, depths: jax.Array,
   """
   start = jnp.broadcast_to(engine.goal, (depths.shape[0],) + engine.goal.shape)
 
-  def move(i, states):
+  def reverse_moves(states):
     children = engine.prev_states(states)
-    legal = jnp.any(children != states[:, None], axis=-1)
-    noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
-    chosen = single_player.chosen_children(
-        children, jnp.argmax(jnp.where(legal, noise, -1.0), axis=1))
-    return jnp.where((i < depths)[:, None], chosen, states)
+    return children, jnp.any(children != states[:, None], axis=-1)
 
-  return jax.lax.fori_loop(0, max_depth, move, start)
+  return single_player.random_walk(key, start, max_depth, reverse_moves,
+                                   depths)
 
 
 class Davi:

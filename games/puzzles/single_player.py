@@ -236,15 +236,21 @@ def chosen_children(children: jax.Array, actions: jax.Array) -> jax.Array:
 
 
 def random_walk(key: jax.Array, start: jax.Array, steps: int,
-                expand: Callable[[jax.Array], tuple[jax.Array, jax.Array]]
-               ) -> jax.Array:
-  """`steps` uniformly random legal moves of `expand` (children, legality)."""
+                expand: Callable[[jax.Array], tuple[jax.Array, jax.Array]],
+                depths: Optional[jax.Array] = None) -> jax.Array:
+  """`steps` uniformly random legal moves of `expand` (children, legality).
+
+  With `depths` [B], state b stops moving after depths[b] moves.
+  """
 
   def move(i, states):
     children, legal = expand(states)
     noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
-    return chosen_children(children,
-                           jnp.argmax(jnp.where(legal, noise, -1.0), axis=1))
+    chosen = chosen_children(children,
+                             jnp.argmax(jnp.where(legal, noise, -1.0), axis=1))
+    if depths is None:
+      return chosen
+    return jnp.where((i < depths)[:, None], chosen, states)
 
   return jax.lax.fori_loop(0, steps, move, start)
 
