@@ -415,6 +415,100 @@ def trade_comm(num_items: int) -> PubMdp:
       feature_actions=(tuple(range(n)), tuple(range(n))))
 
 
+@dataclasses.dataclass(frozen=True)
+class BeliefGraph:
+  """Every belief deterministic prescriptions reach, with every transition.
+
+  Beliefs are numbered in breadth-first order, the initial belief first, so a
+  belief's successors come after it.
+
+  Attributes:
+    beliefs: the beliefs.
+    prescriptions: per belief, its stage's joint prescriptions (Γ0, Γ1).
+    rewards: [beliefs, J] expected immediate reward (J: most prescriptions at
+      any belief; padding has reward -inf).
+    next_belief: [beliefs, J, O] successor beliefs (-1: none or padding).
+    probability: [beliefs, J, O] their probabilities.
+  """
+  beliefs: tuple[Belief, ...]
+  prescriptions: tuple[list[tuple[np.ndarray, np.ndarray]], ...]
+  rewards: np.ndarray
+  next_belief: np.ndarray
+  probability: np.ndarray
+
+  def values(self, choice: np.ndarray) -> np.ndarray:
+    """[B] expected return from the initial belief of B coordinator policies.
+
+    Args:
+      choice: [B, beliefs] the prescription each policy picks at each belief.
+    """
+    values = np.zeros(choice.shape, np.float64)
+    rows = np.arange(choice.shape[0])
+    for belief in reversed(range(len(self.beliefs))):
+      picked = choice[:, belief]
+      successors = self.next_belief[belief, picked]
+      future = np.where(successors >= 0,
+                        values[rows[:, None], np.maximum(successors, 0)], 0)
+      values[:, belief] = self.rewards[belief, picked] + np.sum(
+          self.probability[belief, picked] * future, axis=1)
+    return values[:, 0]
+
+  def optimal_values(self) -> np.ndarray:
+    """[beliefs] the best expected return from each belief (dynamic program)."""
+    values = np.zeros(len(self.beliefs))
+    for belief in reversed(range(len(self.beliefs))):
+      successors = self.next_belief[belief]
+      future = np.where(successors >= 0, values[np.maximum(successors, 0)], 0)
+      values[belief] = np.max(self.rewards[belief] + np.sum(
+          self.probability[belief] * future, axis=1))
+    return values
+
+
+def belief_graph(mdp: PubMdp, max_prescriptions: int = 100_000
+                ) -> BeliefGraph:
+  """Enumerates the PuB-MDP reachable with deterministic prescriptions.
+
+  Raises:
+    ValueError: a stage has more than `max_prescriptions` joint prescriptions
+      (Trade Comm with 12 items has 12^12 at its first stage).
+  """
+  for index, stage in enumerate(mdp.stages):
+    count = np.prod([float(stage.num_actions(p))**n
+                     for p, n in enumerate(mdp.num_private)])
+    if count > max_prescriptions:
+      raise ValueError(f"stage {index} of {mdp.game} has {count:.3g} joint "
+                       f"prescriptions, more than max_prescriptions="
+                       f"{max_prescriptions}")
+  beliefs, index = [mdp.initial_belief()], {}
+  index[beliefs[0].key()] = 0
+  transitions = []
+  for belief in beliefs:  # Grows as successors are found.
+    rows = []
+    prescriptions = mdp.prescription_space(belief.stage)
+    for gamma0, gamma1 in prescriptions:
+      reward, successors = mdp.step(belief, gamma0, gamma1)
+      row = []
+      for probability, successor in successors:
+        if successor.key() not in index:
+          index[successor.key()] = len(beliefs)
+          beliefs.append(successor)
+        row.append((index[successor.key()], probability))
+      rows.append((reward, row))
+    transitions.append((prescriptions, rows))
+  width = max(len(rows) for _, rows in transitions)
+  outcomes = max(len(row) for _, rows in transitions for _, row in rows)
+  rewards = np.full((len(beliefs), width), -np.inf)
+  next_belief = np.full((len(beliefs), width, max(outcomes, 1)), -1)
+  probability = np.zeros(next_belief.shape)
+  for b, (_, rows) in enumerate(transitions):
+    for j, (reward, row) in enumerate(rows):
+      rewards[b, j] = reward
+      for o, (successor, p) in enumerate(row):
+        next_belief[b, j, o], probability[b, j, o] = successor, p
+  return BeliefGraph(tuple(beliefs), tuple(p for p, _ in transitions),
+                     rewards, next_belief, probability)
+
+
 def _dealt(game: pyspiel.Game, deal: int) -> pyspiel.State:
   state = game.new_initial_state()
   state.apply_action(deal)

@@ -9,6 +9,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import pub_mdp
 import pyspiel
+import tiny_hanabi_test
 
 GAMES = [f"tiny_hanabi_{letter}" for letter in "abcdef"] + [
     "trade_comm(num_items=2)", "trade_comm(num_items=3)",
@@ -180,3 +181,30 @@ def test_games_outside_the_pub_mdp_are_refused():
     belief = pub_mdp.Belief(0, (np.zeros(2, np.float32),
                                 np.ones(2, np.float32)))
     mdp.step(belief, np.zeros(2, int), np.zeros(2, int))
+
+
+@pytest.mark.parametrize("letter", "abcdef")
+def test_belief_graph_optimum_is_the_best_joint_policy(letter):
+  graph = pub_mdp.belief_graph(
+      pub_mdp.build(pyspiel.load_game(f"tiny_hanabi_{letter}")))
+  assert graph.optimal_values()[0] == pytest.approx(
+      tiny_hanabi_test.OPTIMAL_VALUES[letter])
+
+
+def test_belief_graph_values_a_policy_as_the_recursion_does():
+  mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
+  graph = pub_mdp.belief_graph(mdp)
+  rng = np.random.default_rng(3)
+  choice = np.stack([rng.integers(len(p)) for p in graph.prescriptions])[None]
+  index = {belief.key(): b for b, belief in enumerate(graph.beliefs)}
+
+  def policy(belief):
+    b = index[belief.key()]
+    return graph.prescriptions[b][choice[0, b]]
+  assert graph.values(choice)[0] == pytest.approx(
+      pub_mdp.evaluate_policy(mdp, policy))
+
+
+def test_belief_graph_refuses_huge_prescription_spaces():
+  with pytest.raises(ValueError, match="max_prescriptions"):
+    pub_mdp.belief_graph(pub_mdp.trade_comm(12))
