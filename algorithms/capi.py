@@ -95,6 +95,7 @@ class Progress:
     seconds: wall time since the start.
     seconds_by_part: where the time went: policy, acquisition, rewards,
       next beliefs, value network, training.
+    distinct_next_beliefs: value-network evaluations so far.
   """
   episode: int
   greedy_value: float
@@ -104,6 +105,7 @@ class Progress:
   value_loss: float
   seconds: float
   seconds_by_part: dict[str, float]
+  distinct_next_beliefs: int
 
 
 @dataclasses.dataclass
@@ -164,6 +166,11 @@ class Capi:
     self._update = jax.jit(self._update_step)
     if config.policy == "tabular":
       self.table = self._uniform_table()
+    if sum(mdp.num_private) + len(mdp.stages).bit_length() > 62:
+      raise ValueError(f"{mdp.game}: beliefs do not pack into 62 bits")
+    self.distinct_next_beliefs = 0
+    self.stage_features = np.stack(
+        [mdp.public_features(s) for s in range(len(mdp.stages))])
     self.timers = dict.fromkeys(("policy", "acquisition", "rewards",
                                  "next_beliefs", "value_network", "training"),
                                 0.0)
@@ -260,8 +267,13 @@ class Capi:
     k, a0, a1, child = k[keep], a0[keep], a1[keep], child[keep]
     bits = [(np.asarray(g)[k] == a[:, None]) @ (np.int64(1) << s)
             for g, a, s in zip(sub, (a0, a1), support)]
-    keys, inverse = np.unique(np.stack([child] + bits, axis=1), axis=0,
-                              return_inverse=True)
+    n0, n1 = self.mdp.num_private
+    packed = (child.astype(np.int64) << (n0 + n1)) | (bits[0] << n1) | bits[1]
+    packed_keys, inverse = np.unique(packed, return_inverse=True)
+    keys = np.stack([packed_keys >> (n0 + n1),
+                     (packed_keys >> n1) & ((1 << n0) - 1),
+                     packed_keys & ((1 << n1) - 1)], axis=1)
+    self.distinct_next_beliefs += len(keys)
     self.timers["next_beliefs"] += time.perf_counter() - start
     start = time.perf_counter()
     values = self._values_of_keys(keys)
@@ -273,7 +285,7 @@ class Capi:
   def _values_of_keys(self, keys: np.ndarray) -> np.ndarray:
     """v of the beliefs named by rows (stage, reach bits of 0, of 1)."""
     features = np.concatenate(
-        [np.stack([self.mdp.public_features(s) for s in keys[:, 0]])] + [
+        [self.stage_features[keys[:, 0]]] + [
             ((keys[:, 1 + p, None] >> np.arange(n)) & 1).astype(np.float32)
             for p, n in enumerate(self.mdp.num_private)], axis=1)
     values, _ = self._apply(self.params,
@@ -448,9 +460,11 @@ def train(mdp: pub_mdp.PubMdp, config: CapiConfig) -> Iterator[Progress]:
     loss = learner.train_on(decisions)
     if episode % config.eval_every == 0 or episode == config.episodes:
       yield Progress(
-          episode=episode, greedy_value=learner.greedy_value(),
-          search_value=_expected_return(learner.play_episode(explore=False)),
-          episode_return=_expected_return(decisions),
-          root_q=decisions[0].q, value_loss=loss,
+          episode=episode, greedy_value=float(learner.greedy_value()),
+          search_value=float(_expected_return(
+              learner.play_episode(explore=False))),
+          episode_return=float(_expected_return(decisions)),
+          root_q=decisions[0].q, value_loss=float(loss),
           seconds=time.perf_counter() - start,
-          seconds_by_part=dict(learner.timers))
+          seconds_by_part=dict(learner.timers),
+          distinct_next_beliefs=learner.distinct_next_beliefs)

@@ -20,14 +20,13 @@ the walk on small item counts.
 
 The vectorised functions below evaluate K prescriptions at once: expected
 immediate rewards, the probability of each public outcome, and the next reach
-masks. They are written in `jax.numpy` so that CAPI can jit them.
+masks.
 """
 
 import dataclasses
 import itertools
 from typing import Optional, Sequence
 
-import jax.numpy as jnp
 import numpy as np
 
 import pyspiel
@@ -171,8 +170,8 @@ class PubMdp:
     return reward, successors
 
 
-def expected_rewards(weights: jnp.ndarray, table: jnp.ndarray,
-                     gamma0: jnp.ndarray, gamma1: jnp.ndarray) -> jnp.ndarray:
+def expected_rewards(weights: np.ndarray, table: np.ndarray,
+                     gamma0: np.ndarray, gamma1: np.ndarray) -> np.ndarray:
   """[K] expected reward of K joint prescriptions.
 
   Args:
@@ -182,19 +181,19 @@ def expected_rewards(weights: jnp.ndarray, table: jnp.ndarray,
     gamma1: [K, n1] player 1's.
   """
   n0, n1 = weights.shape
-  rewards = table[jnp.arange(n0)[None, :, None], jnp.arange(n1)[None, None, :],
+  rewards = table[np.arange(n0)[None, :, None], np.arange(n1)[None, None, :],
                   gamma0[:, :, None], gamma1[:, None, :]]
-  return jnp.einsum("kxy,xy->k", rewards, weights)
+  return np.einsum("kxy,xy->k", rewards, weights)
 
 
-def outcome_probabilities(weights: jnp.ndarray, gamma0: jnp.ndarray,
-                          gamma1: jnp.ndarray, num_actions0: int,
-                          num_actions1: int) -> jnp.ndarray:
+def outcome_probabilities(weights: np.ndarray, gamma0: np.ndarray,
+                          gamma1: np.ndarray, num_actions0: int,
+                          num_actions1: int) -> np.ndarray:
   """[K, A0, A1] probability of each public joint action under K prescriptions.
   """
-  chosen0 = jnp.eye(num_actions0, dtype=weights.dtype)[gamma0]
-  chosen1 = jnp.eye(num_actions1, dtype=weights.dtype)[gamma1]
-  return jnp.einsum("xy,kxa,kyb->kab", weights, chosen0, chosen1)
+  chosen0 = np.eye(num_actions0, dtype=weights.dtype)[gamma0]
+  chosen1 = np.eye(num_actions1, dtype=weights.dtype)[gamma1]
+  return np.einsum("xy,kxa,kyb->kab", weights, chosen0, chosen1)
 
 
 def next_reach(reach: np.ndarray, gamma: np.ndarray, action: int
