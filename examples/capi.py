@@ -11,21 +11,13 @@ and capi.png (values against episodes and seconds). Defaults are the paper's
 Trade Comm settings except K (see the README).
 """
 
-import concurrent.futures
-import dataclasses
-import json
-import multiprocessing
-import os
-from typing import Any, Optional, Sequence
+from typing import Sequence
 
 from absl import app
 from absl import flags
-import numpy as np
 
 from open_spiel_ext.algorithms import capi
-from open_spiel_ext.algorithms import pub_mdp
-from open_spiel_ext.examples import reporting
-import pyspiel
+from open_spiel_ext.examples import coop_runs
 
 _GAME = flags.DEFINE_string("game", "trade_comm(num_items=12)",
                             "A 2-player common-payoff game with public moves.")
@@ -82,84 +74,11 @@ def config_from_flags(seed: int) -> capi.CapiConfig:
       eval_every=_EVAL_EVERY.value, seed=seed)
 
 
-def run_seed(game: str, config: capi.CapiConfig, target: float,
-             output_dir: str) -> dict[str, Any]:
-  """One CAPI run; prints progress, writes its metrics, returns its summary."""
-  mdp = pub_mdp.build(pyspiel.load_game(game))
-  metrics = reporting.JsonLinesWriter(
-      os.path.join(output_dir, f"metrics_seed{config.seed}.jsonl"))
-  solved_at: Optional[int] = None
-  best, progress = -np.inf, None
-  for progress in capi.train(mdp, config):
-    metrics.write(reporting.as_record(progress))
-    best = max(best, progress.search_value, progress.greedy_value)
-    if solved_at is None and best >= target - 1e-6:
-      solved_at = progress.episode
-    parts = " ".join(f"{name} {seconds:.0f}s" for name, seconds in
-                     progress.seconds_by_part.items())
-    print(f"seed {config.seed} episode {progress.episode}: search "
-          f"{progress.search_value:.4f} greedy {progress.greedy_value:.4f} "
-          f"episode return {progress.episode_return:.4f} root q* "
-          f"{progress.root_q:.4f} value loss {progress.value_loss:.4f} | "
-          f"{progress.distinct_next_beliefs} next beliefs, "
-          f"{progress.seconds:.0f}s ({parts})", flush=True)
-  metrics.close()
-  return {"seed": config.seed, "best_value": float(best),
-          "solved_at_episode": solved_at, "seconds": progress.seconds,
-          "episodes": progress.episode}
-
-
-def plot(output_dir: str, seeds: Sequence[int], title: str) -> None:
-  """Search value against episodes and seconds, a curve per seed."""
-  plt = reporting.plt
-  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-  for seed in seeds:
-    with open(os.path.join(output_dir, f"metrics_seed{seed}.jsonl"),
-              encoding="utf-8") as f:
-      records = [json.loads(line) for line in f]
-    for axis, x in zip(axes, ("episode", "seconds")):
-      axis.plot([r[x] for r in records], [r["search_value"] for r in records],
-                label=f"seed {seed}")
-  for axis, label in zip(axes, ("episodes", "seconds")):
-    axis.set_xlabel(label)
-    axis.set_ylabel("expected return (search, no exploration)")
-    axis.grid(alpha=0.3)
-  axes[0].legend(fontsize="small")
-  fig.suptitle(title)
-  fig.tight_layout()
-  fig.savefig(os.path.join(output_dir, "capi.png"), dpi=110)
-  plt.close(fig)
-
-
-def run_seeds(game: str, seeds: Sequence[int], processes: int,
-              make_config, target: Optional[float],
-              output_dir: str) -> list[dict[str, Any]]:
-  """Runs the seeds in parallel processes; writes summary.json and the plot.
-  """
-  os.makedirs(output_dir, exist_ok=True)
-  if target is None:
-    target = pyspiel.load_game(game).max_utility()
-  context = multiprocessing.get_context("spawn")  # JAX does not fork well.
-  with concurrent.futures.ProcessPoolExecutor(processes,
-                                              mp_context=context) as pool:
-    summaries = list(pool.map(
-        run_seed, [game] * len(seeds), [make_config(s) for s in seeds],
-        [target] * len(seeds), [output_dir] * len(seeds)))
-  config = dataclasses.asdict(make_config(seeds[0]))
-  config.pop("seed")
-  with open(os.path.join(output_dir, "summary.json"), "w",
-            encoding="utf-8") as f:
-    json.dump({"game": game, "target": target, "config": config,
-               "runs": summaries}, f, indent=1)
-  plot(output_dir, seeds, f"CAPI on {game}")
-  return summaries
-
-
 def main(argv: Sequence[str]) -> None:
   del argv
   seeds = [int(s) for s in _SEEDS.value]
   config_from_flags(seeds[0]).validate()
-  summaries = run_seeds(_GAME.value, seeds, _PROCESSES.value, config_from_flags,
+  summaries = coop_runs.run_seeds(_GAME.value, seeds, _PROCESSES.value, config_from_flags,
                         _TARGET.value, _OUTPUT_DIR.value)
   solved = sum(s["solved_at_episode"] is not None for s in summaries)
   print(f"{solved}/{len(seeds)} runs reached the target; "

@@ -1,0 +1,176 @@
+"""Runs shared by the cooperative-game examples and the CAPI benchmark.
+
+CAPI seeds in parallel processes (each writing its metrics, a summary and a
+plot), and tables of the tabular baselines over games and algorithms.
+"""
+
+import concurrent.futures
+import dataclasses
+import json
+import multiprocessing
+import os
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from open_spiel_ext.algorithms import capi
+from open_spiel_ext.algorithms import coop_baselines
+from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.examples import reporting
+import pyspiel
+
+
+def run_seed(game: str, config: capi.CapiConfig, target: float,
+             output_dir: str) -> dict[str, Any]:
+  """One CAPI run; prints progress, writes its metrics, returns its summary."""
+  mdp = pub_mdp.build(pyspiel.load_game(game))
+  metrics = reporting.JsonLinesWriter(
+      os.path.join(output_dir, f"metrics_seed{config.seed}.jsonl"))
+  solved_at: Optional[int] = None
+  best, progress = -np.inf, None
+  for progress in capi.train(mdp, config):
+    metrics.write(reporting.as_record(progress))
+    best = max(best, progress.search_value, progress.greedy_value)
+    if solved_at is None and best >= target - 1e-6:
+      solved_at = progress.episode
+    parts = " ".join(f"{name} {seconds:.0f}s" for name, seconds in
+                     progress.seconds_by_part.items())
+    print(f"seed {config.seed} episode {progress.episode}: search "
+          f"{progress.search_value:.4f} greedy {progress.greedy_value:.4f} "
+          f"episode return {progress.episode_return:.4f} root q* "
+          f"{progress.root_q:.4f} value loss {progress.value_loss:.4f} | "
+          f"{progress.distinct_next_beliefs} next beliefs, "
+          f"{progress.seconds:.0f}s ({parts})", flush=True)
+  metrics.close()
+  return {"seed": config.seed, "best_value": float(best),
+          "solved_at_episode": solved_at, "seconds": progress.seconds,
+          "episodes": progress.episode}
+
+
+def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
+  """Search value against episodes and seconds, a curve per seed."""
+  plt = reporting.plt
+  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+  for seed in seeds:
+    with open(os.path.join(output_dir, f"metrics_seed{seed}.jsonl"),
+              encoding="utf-8") as f:
+      records = [json.loads(line) for line in f]
+    for axis, x in zip(axes, ("episode", "seconds")):
+      axis.plot([r[x] for r in records], [r["search_value"] for r in records],
+                label=f"seed {seed}")
+  for axis, label in zip(axes, ("episodes", "seconds")):
+    axis.set_xlabel(label)
+    axis.set_ylabel("expected return (search, no exploration)")
+    axis.grid(alpha=0.3)
+  axes[0].legend(fontsize="small")
+  fig.suptitle(title)
+  fig.tight_layout()
+  fig.savefig(os.path.join(output_dir, "capi.png"), dpi=110)
+  plt.close(fig)
+
+
+def run_seeds(game: str, seeds: Sequence[int], processes: int,
+              make_config, target: Optional[float],
+              output_dir: str) -> list[dict[str, Any]]:
+  """Runs the seeds in parallel processes; writes summary.json and the plot.
+  """
+  os.makedirs(output_dir, exist_ok=True)
+  if target is None:
+    target = pyspiel.load_game(game).max_utility()
+  context = multiprocessing.get_context("spawn")  # JAX does not fork well.
+  with concurrent.futures.ProcessPoolExecutor(processes,
+                                              mp_context=context) as pool:
+    summaries = list(pool.map(
+        run_seed, [game] * len(seeds), [make_config(s) for s in seeds],
+        [target] * len(seeds), [output_dir] * len(seeds)))
+  config = dataclasses.asdict(make_config(seeds[0]))
+  config.pop("seed")
+  with open(os.path.join(output_dir, "summary.json"), "w",
+            encoding="utf-8") as f:
+    json.dump({"game": game, "target": target, "config": config,
+               "runs": summaries}, f, indent=1)
+  plot_capi(output_dir, seeds, f"CAPI on {game}")
+  return summaries
+
+
+def optimal_value(mdp: pub_mdp.PubMdp) -> float:
+  """The best joint policy's value, by dynamic programming over every belief.
+  """
+  return float(pub_mdp.belief_graph(mdp).optimal_values()[0])
+
+
+def run_table(games: Sequence[str], configs: Sequence[
+    coop_baselines.BaselineConfig], runs: int, seed: int,
+              output_dir: str, targets: Optional[dict[str, float]] = None
+             ) -> dict[str, Any]:
+  """Runs every algorithm on every game; returns and writes the table.
+
+  A run counts as optimal when its greedy value reaches the game's target:
+  `targets[game]` if given, else the exact optimum (small games only).
+  """
+  os.makedirs(output_dir, exist_ok=True)
+  metrics = reporting.JsonLinesWriter(os.path.join(output_dir,
+                                                   "metrics.jsonl"))
+  table = {"runs": runs, "optimal": {}, "solved": {}, "mean_value": {},
+           "config": [dataclasses.asdict(c) for c in configs]}
+  curves = {}
+  for game in games:
+    mdp = pub_mdp.build(pyspiel.load_game(game))
+    optimum = (targets or {}).get(game)
+    if optimum is None:
+      optimum = optimal_value(mdp)
+    table["optimal"][game] = optimum
+    for config in configs:
+      curve = []
+      for evaluation in coop_baselines.train(mdp, config, runs, seed):
+        solved = int(np.sum(evaluation.values >= optimum - 1e-6))
+        curve.append((evaluation.episode, solved / runs))
+        metrics.write({"game": game, "algorithm": config.algorithm,
+                       "episode": evaluation.episode,
+                       "values": evaluation.values.tolist(),
+                       "solved": solved})
+        print(f"{game} {config.algorithm} episode {evaluation.episode}: mean "
+              f"greedy value {evaluation.values.mean():.4f} (optimum "
+              f"{optimum:.4f}), {solved}/{runs} runs optimal", flush=True)
+      table["solved"].setdefault(config.algorithm, {})[game] = solved
+      table["mean_value"].setdefault(config.algorithm, {})[game] = float(
+          evaluation.values.mean())
+      curves[(game, config.algorithm)] = curve
+  metrics.close()
+  with open(os.path.join(output_dir, "table.json"), "w",
+            encoding="utf-8") as f:
+    json.dump(table, f, indent=1)
+  plot_baselines(curves, games, [c.algorithm for c in configs],
+       os.path.join(output_dir, "baselines.png"))
+  return table
+
+
+def plot_baselines(curves, games, algorithms, path: str) -> None:
+  """Fraction of optimal runs against episodes, a panel per game."""
+  plt = reporting.plt
+  fig, axes = plt.subplots(1, len(games), figsize=(3.2 * len(games), 3.4),
+                           squeeze=False, sharey=True)
+  for axis, game in zip(axes[0], games):
+    for algorithm in algorithms:
+      episodes, solved = zip(*curves[(game, algorithm)])
+      axis.plot(episodes, solved, label=algorithm)
+    axis.set_title(game)
+    axis.set_xlabel("episodes")
+    axis.grid(alpha=0.3)
+  axes[0][0].set_ylabel("fraction of runs optimal")
+  axes[0][-1].legend(fontsize="small")
+  fig.tight_layout()
+  fig.savefig(path, dpi=110)
+  plt.close(fig)
+
+
+def format_table(table: dict[str, Any]) -> str:
+  """Markdown: runs reaching the optimum per algorithm and game."""
+  games = list(table["optimal"])
+  lines = ["| algorithm | " + " | ".join(g.replace("tiny_hanabi_", "")
+                                          .upper() for g in games) + " |",
+           "|---" * (len(games) + 1) + "|"]
+  for algorithm, solved in table["solved"].items():
+    lines.append(f"| {algorithm} | " + " | ".join(
+        f"{solved[g]}/{table['runs']}" for g in games) + " |")
+  return "\n".join(lines)
