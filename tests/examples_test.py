@@ -126,3 +126,27 @@ def test_deepcubea_solve_uses_the_shipped_model():
                         "13 14 15 12")
   assert "solution: R D\n" in output  # The blank moves right, then down.
   assert "length 2," in output
+
+
+def test_capi_runs_seeds_and_writes_summary_and_plot(tmp_path):
+  output = _run_example(
+      "capi", "--game=tiny_hanabi_e", "--seeds=0,1", "--episodes=20",
+      "--eval_every=10", "--num_prescriptions=50", "--hidden_sizes=32",
+      f"--output_dir={tmp_path}")
+  assert output.count("episode 10: search") == 2
+  assert "runs reached the target" in output
+  summary = json.loads((tmp_path / "summary.json").read_text())
+  assert [run["seed"] for run in summary["runs"]] == [0, 1]
+  assert summary["target"] == 10.0
+  assert (tmp_path / "capi.png").exists()
+
+
+def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
+  output = _run_example(
+      "tiny_hanabi_baselines", "--games=tiny_hanabi_a,tiny_hanabi_e",
+      "--algorithms=iql,pub_mdp_q", "--runs=4", "--episodes=200",
+      "--eval_every=100", f"--output_dir={tmp_path}")
+  assert "| pub_mdp_q |" in output and "| iql |" in output
+  table = json.loads((tmp_path / "table.json").read_text())
+  assert table["optimal"] == {"tiny_hanabi_a": 2.25, "tiny_hanabi_e": 10.0}
+  assert (tmp_path / "baselines.png").exists()
