@@ -125,10 +125,10 @@ class PubMdp:
     return np.concatenate(parts)
 
   def belief_features(self, belief: Belief) -> np.ndarray:
-    """Public-history one-hots, then both reach vectors."""
-    return np.concatenate([self.public_features(belief.stage),
-                           belief.reach[0], belief.reach[1]]).astype(
-                               np.float32)
+    """Public-history one-hots, then each player's reach normalised to sum
+    to 1 (as in CAPI's reference code, which feeds the marginals)."""
+    return np.concatenate([self.public_features(belief.stage)] + [
+        normalised_reach(r[None])[0] for r in belief.reach]).astype(np.float32)
 
   def prescription_space(self, stage: int) -> list[tuple[np.ndarray,
                                                           np.ndarray]]:
@@ -194,6 +194,12 @@ def outcome_probabilities(weights: np.ndarray, gamma0: np.ndarray,
   chosen0 = np.eye(num_actions0, dtype=weights.dtype)[gamma0]
   chosen1 = np.eye(num_actions1, dtype=weights.dtype)[gamma1]
   return np.einsum("xy,kxa,kyb->kab", weights, chosen0, chosen1)
+
+
+def normalised_reach(reach: np.ndarray) -> np.ndarray:
+  """[B, n] reach masks scaled to sum to 1 (an all-zero row stays zero)."""
+  totals = reach.sum(-1, keepdims=True)
+  return reach / np.where(totals > 0, totals, 1)
 
 
 def next_reach(reach: np.ndarray, gamma: np.ndarray, action: int

@@ -56,7 +56,12 @@ _BASELINE_EPISODES = flags.DEFINE_integer(
     "baseline_episodes", 200_000, "Baseline episodes on Trade Comm and "
     "Tiny Bridge.")
 _NUM_PRESCRIPTIONS = flags.DEFINE_integer(
-    "num_prescriptions", 2_000, "CAPI's K on Trade Comm and Tiny Bridge.")
+    "num_prescriptions", 10_000, "CAPI's K on Trade Comm and Tiny Bridge.")
+_UPDATES = flags.DEFINE_integer(
+    "updates_per_episode", 4, "CAPI's Adam steps per episode on Trade Comm.")
+_STOP_WHEN_SOLVED = flags.DEFINE_bool(
+    "stop_when_solved", True, "End a CAPI run at its first evaluation "
+    "reaching the target.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "/tmp/capi_paper",
                                   "Where results go.")
 
@@ -77,7 +82,7 @@ def capi_runs(game: str, name: str, target: Optional[float] = None,
     return capi.CapiConfig(seed=seed, **settings)
   return coop_runs.run_seeds(
       game, list(range(_CAPI_SEEDS.value)), _PROCESSES.value, make_config,
-      target, os.path.join(_OUTPUT_DIR.value, name))
+      target, os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
 
 
 def tiny_hanabi() -> dict[str, Any]:
@@ -156,7 +161,8 @@ def main(argv: Sequence[str]) -> None:
   if "trade_comm" in _EXPERIMENTS.value:
     results["trade_comm"] = versus_baselines(
         TRADE_COMM, "trade_comm", 1.0, episodes=_TRADE_COMM_EPISODES.value,
-        num_prescriptions=_NUM_PRESCRIPTIONS.value, eval_every=100)
+        num_prescriptions=_NUM_PRESCRIPTIONS.value,
+        updates_per_episode=_UPDATES.value, eval_every=20)
   if "tiny_bridge" in _EXPERIMENTS.value:
     results["tiny_bridge"] = versus_baselines(
         TINY_BRIDGE, "tiny_bridge", BRIDGE_TARGET, episodes=_BRIDGE_EPISODES.value,

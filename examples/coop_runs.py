@@ -21,18 +21,24 @@ import pyspiel
 
 
 def run_seed(game: str, config: capi.CapiConfig, target: float,
-             output_dir: str) -> dict[str, Any]:
-  """One CAPI run; prints progress, writes its metrics, returns its summary."""
+             output_dir: str, stop_when_solved: bool = False
+            ) -> dict[str, Any]:
+  """One CAPI run; prints progress, writes its metrics, returns its summary.
+
+  With `stop_when_solved` the run ends at the first evaluation reaching
+  `target`, so its seconds are the time to solve.
+  """
   mdp = pub_mdp.build(pyspiel.load_game(game))
   metrics = reporting.JsonLinesWriter(
       os.path.join(output_dir, f"metrics_seed{config.seed}.jsonl"))
   solved_at: Optional[int] = None
+  solved_seconds: Optional[float] = None
   best, progress = -np.inf, None
   for progress in capi.train(mdp, config):
     metrics.write(reporting.as_record(progress))
     best = max(best, progress.search_value, progress.greedy_value)
     if solved_at is None and best >= target - 1e-6:
-      solved_at = progress.episode
+      solved_at, solved_seconds = progress.episode, progress.seconds
     parts = " ".join(f"{name} {seconds:.0f}s" for name, seconds in
                      progress.seconds_by_part.items())
     print(f"seed {config.seed} episode {progress.episode}: search "
@@ -41,9 +47,12 @@ def run_seed(game: str, config: capi.CapiConfig, target: float,
           f"{progress.root_q:.4f} value loss {progress.value_loss:.4f} | "
           f"{progress.distinct_next_beliefs} next beliefs, "
           f"{progress.seconds:.0f}s ({parts})", flush=True)
+    if stop_when_solved and solved_at is not None:
+      break
   metrics.close()
   return {"seed": config.seed, "best_value": float(best),
-          "solved_at_episode": solved_at, "seconds": progress.seconds,
+          "solved_at_episode": solved_at, "solved_at_seconds": solved_seconds,
+          "seconds": progress.seconds,
           "episodes": progress.episode}
 
 
@@ -70,8 +79,8 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
 
 
 def run_seeds(game: str, seeds: Sequence[int], processes: int,
-              make_config, target: Optional[float],
-              output_dir: str) -> list[dict[str, Any]]:
+              make_config, target: Optional[float], output_dir: str,
+              stop_when_solved: bool = False) -> list[dict[str, Any]]:
   """Runs the seeds in parallel processes; writes summary.json and the plot.
   """
   os.makedirs(output_dir, exist_ok=True)
@@ -82,13 +91,15 @@ def run_seeds(game: str, seeds: Sequence[int], processes: int,
                                               mp_context=context) as pool:
     summaries = list(pool.map(
         run_seed, [game] * len(seeds), [make_config(s) for s in seeds],
-        [target] * len(seeds), [output_dir] * len(seeds)))
+        [target] * len(seeds), [output_dir] * len(seeds),
+        [stop_when_solved] * len(seeds)))
   config = dataclasses.asdict(make_config(seeds[0]))
   config.pop("seed")
   with open(os.path.join(output_dir, "summary.json"), "w",
             encoding="utf-8") as f:
     json.dump({"game": game, "target": target, "config": config,
-               "runs": summaries}, f, indent=1)
+               "stop_when_solved": stop_when_solved, "runs": summaries}, f,
+              indent=1)
   plot_capi(output_dir, seeds, f"CAPI on {game}")
   return summaries
 
