@@ -244,7 +244,10 @@ class Capi:
         support = np.flatnonzero(belief.reach[p])
         gammas[p][:, support] = self._sample_rows(rows[p][support], k).T
     else:
-      choices = _most_likely([np.log(np.maximum(rows[p][x], 1e-30))
+      # A tiny random jitter breaks ties (a uniform row has many) at random
+      # rather than in the order of argpartition.
+      choices = _most_likely([np.log(np.maximum(rows[p][x], 1e-30)) +
+                              self.rng.uniform(0, 1e-9, len(rows[p][x]))
                               for p, x in supported], k)
       for column, (p, x) in enumerate(supported):
         gammas[p][:len(choices), x] = choices[:, column]

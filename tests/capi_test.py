@@ -20,6 +20,31 @@ def test_most_likely_prescriptions_equal_brute_force():
   np.testing.assert_array_equal(choices, every[:7])
 
 
+def test_sampled_rows_follow_their_distributions_independently():
+  mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_a"))
+  learner = capi.Capi(mdp, capi.CapiConfig(seed=3))
+  rows = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+  draws = learner._sample_rows(rows, 200_000)  # pylint: disable=protected-access
+  assert draws.shape == (2, 200_000)
+  for row, probabilities in zip(draws, rows):
+    np.testing.assert_allclose(np.bincount(row, minlength=3) / row.size,
+                               probabilities, atol=0.005)
+  joint = np.bincount(3 * draws[0] + draws[1], minlength=9) / draws.shape[1]
+  np.testing.assert_allclose(joint, np.outer(*rows).ravel(), atol=0.005)
+
+
+def test_action_masks_set_each_private_state_on_its_action():
+  gamma = np.array([[0, 2, 2], [1, 1, 0]])
+  masks = capi._action_masks(gamma, np.array([0, 3, 5]), 3)  # pylint: disable=protected-access
+  np.testing.assert_array_equal(masks, [[1, 0, (1 << 3) | (1 << 5)],
+                                        [1 << 5, 1 | (1 << 3), 0]])
+
+
+def test_each_depth_weighs_the_same_in_the_losses():
+  weights = capi._per_depth_weights(np.array([0, 1, 1, 2, 2, 2, 2]))  # pylint: disable=protected-access
+  np.testing.assert_allclose(weights, [1, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25])
+
+
 def exact_value_oracle(learner, mdp):
   """Replaces the value network by the PuB-MDP's exact optimal values."""
   graph = pub_mdp.belief_graph(mdp)

@@ -141,6 +141,16 @@ def test_capi_runs_seeds_and_writes_summary_and_plot(tmp_path):
   assert (tmp_path / "capi.png").exists()
 
 
+def test_capi_stops_a_run_once_it_reaches_the_target(tmp_path):
+  _run_example("capi", "--game=tiny_hanabi_a", "--seeds=0", "--episodes=200",
+               "--eval_every=5", "--num_prescriptions=50", "--hidden_sizes=32",
+               "--target=2.25", "--stop_when_solved",
+               f"--output_dir={tmp_path}")
+  run, = json.loads((tmp_path / "summary.json").read_text())["runs"]
+  assert run["best_value"] == pytest.approx(2.25)  # A's optimum.
+  assert run["episodes"] == run["solved_at_episode"] < 200
+
+
 def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
   output = _run_example(
       "tiny_hanabi_baselines", "--games=tiny_hanabi_a,tiny_hanabi_e",
