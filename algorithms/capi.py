@@ -16,8 +16,8 @@ A coordinator plays a common-payoff game through its public belief MDP
 Episodes expand every public branch with positive probability, level by
 level; after each, the value network is fitted to q* and the policy to Γ* on
 the episode's decisions, and the buffer is cleared. The networks' input is
-the belief: one-hots of the public history and both players' 0/1 reach over
-their private states.
+the belief: one-hots of the public history and each player's 0/1 reach over
+its private states, scaled to sum to 1.
 """
 
 import dataclasses
