@@ -1,6 +1,7 @@
 """Installs the open_spiel_ext distribution.
 
-`games/`, `algorithms/` and `examples/` sit at the top of the repository, as in
+`games/`, `algorithms/`, `utils/` and `examples/` sit at the top of the
+repository, as in
 OpenSpiel, and are installed under the `open_spiel_ext.` namespace so that
 nothing called plain `games` or `algorithms` lands in site-packages.
 """
@@ -9,7 +10,7 @@ import pathlib
 
 import setuptools
 
-_SUBPACKAGES = ("games", "algorithms", "examples")
+_SUBPACKAGES = ("games", "algorithms", "utils", "examples")
 
 setuptools.setup(
     name="open_spiel_ext",

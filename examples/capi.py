@@ -19,7 +19,9 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.algorithms import capi
+from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.utils import cli
 
 _GAME = flags.DEFINE_string("game", "trade_comm(num_items=12)",
                             "A 2-player common-payoff game with public moves.")
@@ -80,9 +82,15 @@ def config_from_flags(seed: int) -> capi.CapiConfig:
 
 
 def main(argv: Sequence[str]) -> None:
-  del argv
-  seeds = [int(s) for s in _SEEDS.value]
-  config_from_flags(seeds[0]).validate()
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  with cli.user_input("seeds"):
+    seeds = [int(s) for s in _SEEDS.value]
+  with cli.user_input():
+    config_from_flags(seeds[0]).validate()
+  game = cli.load_game(_GAME.value)
+  with cli.user_input("game"):
+    pub_mdp.build(game)
   summaries = coop_runs.run_seeds(_GAME.value, seeds, _PROCESSES.value,
                                   config_from_flags, _TARGET.value,
                                   _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
@@ -92,4 +100,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

@@ -16,9 +16,10 @@ from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.tree import cfr
+from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.examples import cfr_runs
 from open_spiel_ext.examples import reporting
-import pyspiel
+from open_spiel_ext.utils import cli
 
 _GAME = flags.DEFINE_string("game", "leduc_poker",
                             "Game string of a 2-player zero-sum game.")
@@ -36,11 +37,13 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "cfr_output",
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = pyspiel.load_game(_GAME.value)
+  game = cli.load_game(_GAME.value)
   for variant in _VARIANTS.value:
     if variant not in cfr.VARIANTS:
       raise app.UsageError(f"--variants: unknown variant {variant!r}; "
                            f"choose from {cfr.VARIANTS}")
+  with cli.user_input("game"):
+    game_tree.check_game(game)
   solvers = {f"ours {variant}": cfr_runs.ours(game, variant)
              for variant in _VARIANTS.value}
   if _OPENSPIEL_CPP.value:
@@ -67,4 +70,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

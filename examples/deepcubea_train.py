@@ -20,6 +20,7 @@ from absl import flags
 
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
                             "Which puzzle.")
@@ -74,9 +75,11 @@ _MODEL_DTYPE = flags.DEFINE_enum("model_dtype", "float32",
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  shipped = puzzles.defaults(_PUZZLE.value, _SIZE.value)
-  hidden_sizes = (tuple(int(h) for h in _HIDDEN_SIZES.value)
-                  if _HIDDEN_SIZES.value else shipped.hidden_sizes)
+  with cli.user_input("size"):
+    shipped = puzzles.defaults(_PUZZLE.value, _SIZE.value)
+  with cli.user_input("hidden_sizes"):
+    hidden_sizes = (tuple(int(h) for h in _HIDDEN_SIZES.value)
+                    if _HIDDEN_SIZES.value else shipped.hidden_sizes)
   config = davi.DaviConfig(
       puzzle=_PUZZLE.value, size=_SIZE.value,
       max_scramble=_MAX_SCRAMBLE.value or shipped.max_scramble,
@@ -94,10 +97,12 @@ def main(argv: Sequence[str]) -> None:
       log_every=_LOG_EVERY.value, eval_every=_EVAL_EVERY.value,
       eval_depths=_EVAL_DEPTHS.value, eval_states=_EVAL_STATES.value,
       model_dtype=_MODEL_DTYPE.value, init_model=_INIT_MODEL.value)
+  with cli.user_input():
+    config.validate()
   print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}: {config}",
         flush=True)
   davi.train(config, settings, log=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

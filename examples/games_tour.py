@@ -1,12 +1,14 @@
 """Loads each plugin game, prints its GameType and GameInfo, and plays it.
 
-Each game plays one seeded game, uniformly at random, chance included, and the
-moves and returns are printed.
+Each game plays one seeded game, uniformly at random, chance included; the
+number of moves, the first --show_moves of them (wrapped to 100 columns) and
+the returns are printed. It writes no files.
 
   python -m open_spiel_ext.examples.games_tour
   python -m open_spiel_ext.examples.games_tour --games="xdo_clone_leduc(clones=3)" --seed=7
 """
 
+import textwrap
 from typing import Sequence
 
 from absl import app
@@ -15,6 +17,7 @@ import numpy as np
 
 import open_spiel_ext
 from open_spiel_ext.games import random_play
+from open_spiel_ext.utils import cli
 import pyspiel
 
 _GAMES = flags.DEFINE_multi_string(
@@ -22,6 +25,9 @@ _GAMES = flags.DEFINE_multi_string(
     "Game strings to show, e.g. 'k_gmp(k=3)'. Default: every plugin game with "
     "its default parameters.")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the random play.")
+_SHOW_MOVES = flags.DEFINE_integer("show_moves", 20,
+                                   "Moves of each game to print.")
+_WIDTH = 100
 
 
 def describe(game: pyspiel.Game) -> list[str]:
@@ -61,18 +67,26 @@ def play_randomly(game: pyspiel.Game,
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game_strings = _GAMES.value or open_spiel_ext.registered_games()
+  games = [cli.load_game(game_string, "games") for game_string in
+           _GAMES.value or open_spiel_ext.registered_games()]
   rng = np.random.RandomState(_SEED.value)
-  for game_string in game_strings:
-    game = pyspiel.load_game(game_string)
-    print(f"=== {game}")
+  for game in games:
+    header = f"=== {game}"  # Its parameters follow if the string is long.
+    print(header if len(header) <= _WIDTH else
+          f"=== {game.get_type().short_name}")
     for line in describe(game):
-      print(f"  {line}")
+      print(textwrap.fill(line, _WIDTH, initial_indent="  ",
+                          subsequent_indent="    "))
     moves, returns = play_randomly(game, rng)
-    one_line_moves = [move.replace("\n", " ") for move in moves]
-    print(f"  Random play (seed {_SEED.value}): {' | '.join(one_line_moves)}")
+    shown = " | ".join(" ".join(move.split())
+                       for move in moves[:_SHOW_MOVES.value])
+    more = (f" | ... ({len(moves) - _SHOW_MOVES.value} more)"
+            if len(moves) > _SHOW_MOVES.value else "")
+    print(textwrap.fill(
+        f"Random play (seed {_SEED.value}), {len(moves)} moves: {shown}{more}",
+        _WIDTH, initial_indent="  ", subsequent_indent="    "))
     print(f"  Returns: {returns}")
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

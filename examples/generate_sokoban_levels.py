@@ -13,6 +13,7 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.games.puzzles import sokoban_generator
+from open_spiel_ext.utils import cli
 
 _NUM_LEVELS = flags.DEFINE_integer("num_levels", 1000, "Levels to write.")
 _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
@@ -28,9 +29,10 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   began = time.perf_counter()
-  levels = sokoban_generator.generate_levels(
-      _NUM_LEVELS.value, _SEED.value, rows=_ROWS.value, cols=_COLS.value,
-      boxes=_BOXES.value, reverse_steps=_REVERSE_STEPS.value)
+  with cli.user_input():
+    levels = sokoban_generator.generate_levels(
+        _NUM_LEVELS.value, _SEED.value, rows=_ROWS.value, cols=_COLS.value,
+        boxes=_BOXES.value, reverse_steps=_REVERSE_STEPS.value)
   with open(_OUTPUT.value, "w") as output:
     output.write(sokoban_generator.format_levels(levels))
   print(f"wrote {len(levels)} levels to {_OUTPUT.value} in "
@@ -38,4 +40,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

@@ -3,13 +3,15 @@
 Your pieces are placed from a fixed setup (`--setup_string`, default a
 built-in one) or at random (`--setup=random`); the bot's at random. Then type
 moves in the board notation, e.g. `b3-b7`, `b3xb4` or `Sc b3-b7`; an illegal
-move is answered with the reason. `moves` lists your legal moves, `quit` ends.
+move is answered with the reason, and each move (yours and the bot's) is told
+in words with what an attack revealed. `moves` lists your legal moves; `quit`
+or the end of input ends the game (exit code 0).
 
   python -m open_spiel_ext.examples.play_stratego
   python -m open_spiel_ext.examples.play_stratego --bot=random --human=1
 """
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -18,6 +20,7 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games.stratego import rules
+from open_spiel_ext.utils import cli
 import pyspiel
 
 _BOT = flags.DEFINE_enum("bot", "heuristic", ["heuristic", "random"],
@@ -86,15 +89,16 @@ def human_setup_actions(human: int) -> list[int]:
                                        text, "--setup_string")
 
 
-def read_move(state: stratego.StrategoState) -> int:
-  """Asks until the person types a legal move; SystemExit on quit or EOF."""
+def read_move(state: stratego.StrategoState) -> Optional[int]:
+  """Asks until the person types a legal move; None on quit or end of input."""
   while True:
     try:
       text = input("your move> ").strip()
     except EOFError:
-      raise SystemExit("\nbye") from None
+      print()
+      return None
     if text == "quit":
-      raise SystemExit("bye")
+      return None
     if text == "moves":
       print(" ".join(state.action_to_string(state.current_player(), a)
                      for a in state.legal_actions()))
@@ -105,7 +109,7 @@ def read_move(state: stratego.StrategoState) -> int:
       print(f"illegal: {error}")
 
 
-def main(argv: Sequence[str]) -> None:
+def main(argv: Sequence[str]) -> int:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   if _HUMAN.value not in (0, 1):
@@ -130,14 +134,20 @@ def main(argv: Sequence[str]) -> None:
   while not state.is_terminal():
     if state.current_player() == human:
       print(state.observation_string(human))
-      state.apply_action(read_move(state))
+      action = read_move(state)
+      if action is None:
+        print("bye")
+        return 0
+      state.apply_action(action)
+      print(stratego.describe_last_ply(state, human))
     else:
       state.apply_action(bot(state, rng))
-      print(f"bot played {state.public_moves[-1]}")
+      print(f"bot: {stratego.describe_last_ply(state, human)}")
   print(state)
   result = state.returns()[human]
   print({1.0: "You win.", -1.0: "You lose.", 0.0: "Draw."}[result])
+  return 0
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

@@ -20,7 +20,7 @@ from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.examples import reporting
-import pyspiel
+from open_spiel_ext.utils import cli
 
 _GAME = flags.DEFINE_string("game", "leduc_poker",
                             "Game string of a 2-player zero-sum game.")
@@ -45,7 +45,9 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   start = time.time()
-  game = pyspiel.load_game(_GAME.value)
+  game = cli.load_game(_GAME.value)
+  with cli.user_input("game"):
+    game_tree.check_game(game)
   solver = psro.PSRO(
       sweeps.TreeSweeps(game_tree.build_tree(game)),
       meta_solver=_META_SOLVER.value,
@@ -65,4 +67,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

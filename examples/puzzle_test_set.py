@@ -18,6 +18,7 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", test_sets.PUZZLES,
                             "Which puzzle.")
@@ -31,6 +32,8 @@ _OUTPUT = flags.DEFINE_string("output", "puzzle_test_set.json", "Output file.")
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  with cli.user_input("size"):
+    test_sets.make_puzzle(_PUZZLE.value, _SIZE.value)
   began = time.perf_counter()
   instances = []
   for index, instance in enumerate(
@@ -47,4 +50,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

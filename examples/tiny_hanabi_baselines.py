@@ -16,7 +16,9 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.algorithms import coop_baselines
+from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.utils import cli
 
 _GAMES = flags.DEFINE_list("games", [f"tiny_hanabi_{x}" for x in "abcdef"],
                            "Games to run.")
@@ -41,24 +43,30 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "tiny_hanabi_baselines",
 def configs_from_flags() -> list[coop_baselines.BaselineConfig]:
   configs = []
   for algorithm in _ALGORITHMS.value:
-    config = coop_baselines.BaselineConfig(
-        algorithm=algorithm, episodes=_EPISODES.value,
-        epsilon_start=float(_EPSILON.value[0]),
-        epsilon_end=float(_EPSILON.value[-1]),
-        learning_rate_start=float(_LEARNING_RATE.value[0]),
-        learning_rate_end=float(_LEARNING_RATE.value[-1]),
-        hysteresis=_HYSTERESIS.value, eval_every=_EVAL_EVERY.value)
-    config.validate()
+    with cli.user_input():
+      config = coop_baselines.BaselineConfig(
+          algorithm=algorithm, episodes=_EPISODES.value,
+          epsilon_start=float(_EPSILON.value[0]),
+          epsilon_end=float(_EPSILON.value[-1]),
+          learning_rate_start=float(_LEARNING_RATE.value[0]),
+          learning_rate_end=float(_LEARNING_RATE.value[-1]),
+          hysteresis=_HYSTERESIS.value, eval_every=_EVAL_EVERY.value)
+      config.validate()
     configs.append(config)
   return configs
 
 
 def main(argv: Sequence[str]) -> None:
-  del argv
-  table = coop_runs.run_table(_GAMES.value, configs_from_flags(), _RUNS.value,
-                    _SEED.value, _OUTPUT_DIR.value)
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  configs = configs_from_flags()
+  for game in _GAMES.value:
+    with cli.user_input("games"):
+      pub_mdp.build(cli.load_game(game, "games"))
+  table = coop_runs.run_table(_GAMES.value, configs, _RUNS.value,
+                              _SEED.value, _OUTPUT_DIR.value)
   print(coop_runs.format_table(table))
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

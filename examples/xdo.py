@@ -20,7 +20,7 @@ from open_spiel_ext.algorithms import xdo
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.examples import reporting
-import pyspiel
+from open_spiel_ext.utils import cli
 
 _GAME = flags.DEFINE_string("game", "xdo_clone_leduc(clones=2)",
                             "Game string of a 2-player zero-sum game.")
@@ -46,7 +46,9 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   start = time.time()
-  game = pyspiel.load_game(_GAME.value)
+  game = cli.load_game(_GAME.value)
+  with cli.user_input("game"):
+    game_tree.check_game(game)
   tree = game_tree.build_tree(game)
   sizes = game_tree.tree_sizes(tree)
   print(f"{game}: {sizes['histories']:,} histories, "
@@ -72,4 +74,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

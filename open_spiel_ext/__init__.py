@@ -6,9 +6,10 @@ Importing this package registers every game of the plugin with pyspiel, so that
 
 import os
 
-# Installed, games/ algorithms/ examples/ sit inside this package. In a source
-# checkout they sit beside this folder (see DESIGN.md), so that `python -m
-# open_spiel_ext.examples...` run from the repository root finds them there.
+# Installed, games/ algorithms/ utils/ examples/ sit inside this package. In a
+# source checkout they sit beside this folder (see docs/architecture.md), so
+# that `python -m open_spiel_ext.examples...` run from the repository root
+# finds them there.
 if not os.path.isdir(os.path.join(os.path.dirname(__file__), "games")):
   __path__.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

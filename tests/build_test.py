@@ -6,7 +6,8 @@ import os
 import pytest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKED_FOLDERS = ("games", "algorithms", "examples", "benchmarks", "tests")
+CHECKED_FOLDERS = ("games", "algorithms", "utils", "examples", "benchmarks",
+                   "tests")
 
 
 def evaluate_build(path: str) -> list[dict]:
@@ -79,4 +80,5 @@ def test_a_py_binary_per_example_and_benchmark(rules):
 
 def test_a_py_library_per_package(rules):
   libraries = {rule["name"] for rule in rules if rule["kind"] == "py_library"}
-  assert {"open_spiel_ext", "games", "algorithms", "examples"} <= libraries
+  assert {"open_spiel_ext", "games", "algorithms", "utils",
+          "examples"} <= libraries

@@ -74,7 +74,11 @@ def test_two_clone_tree_has_leducs_information_states():
       information_states=936)
 
 
-@pytest.mark.parametrize("clones", [1, 2])
+@pytest.mark.parametrize("clones", [
+    1,
+    # Half a minute: cached_tree walks 468,517 histories in Python.
+    pytest.param(2, marks=pytest.mark.slow),
+])
 def test_uniform_exploitability_equals_leducs(clones):
   game = _cached_tree(f"xdo_clone_leduc(clones={clones})")
   leduc = _cached_tree("leduc_poker()")

@@ -20,7 +20,7 @@ def test_registered_games():
 
 def test_installed_under_the_namespace():
   package_dir = os.path.dirname(open_spiel_ext.__file__)
-  for subpackage in ("games", "algorithms", "examples"):
+  for subpackage in ("games", "algorithms", "utils", "examples"):
     assert os.path.isfile(os.path.join(package_dir, subpackage,
                                        "__init__.py"))
   assert open_spiel_ext.games.__name__ == "open_spiel_ext.games"

@@ -20,15 +20,25 @@ def test_illegal_moves_get_reasons_and_a_new_prompt():
   assert "illegal: a Bomb never moves" in output
   assert "illegal: c5 is a lake" in output.split("a Bomb never moves")[1]
   assert output.count("your move>") == 5
-  assert "bot played" in output
+  assert "bot: the opponent moved" in output
   assert " 4 S......S.." in output  # The Scout went c4-a4.
 
 
 def test_bad_setup_string_is_a_usage_error():
   result = subprocess.run(COMMAND + ["--setup_string=..S..."],
                           capture_output=True, text=True, timeout=120)
-  assert result.returncode != 0
+  assert result.returncode == 2
   assert "--setup_string" in result.stderr
+  assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("typed", ["quit\n", "", "c4-c5\n"])
+def test_quit_and_end_of_input_end_normally(typed):
+  result = subprocess.run(COMMAND, input=typed, capture_output=True,
+                          text=True, timeout=120)
+  assert result.returncode == 0, result.stderr
+  assert "bye" in result.stdout
+  assert "Traceback" not in result.stderr
 
 
 def _screen(session: str) -> str:
@@ -65,7 +75,7 @@ def test_a_person_plays_in_tmux():
     _type(session, "Sc h3-h4")
     _wait_for(session, "illegal: the piece on h3 is a Marshal (Ma), not Sc")
     _type(session, "h4-j4")
-    screen = _wait_for(session, "bot played")
+    screen = _wait_for(session, "bot: ")
     assert " 4 ..S......S" in screen
     _wait_for(session, "your move>", count=4)
     _type(session, "quit")

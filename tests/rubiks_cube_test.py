@@ -186,3 +186,92 @@ def test_three_by_three_ida_star_is_optimal_on_short_scrambles():
   deeper = cube.scramble(12, seed=3)
   result = cube_solvers.solve_three_by_three(deeper)
   assert len(result.actions) <= 12 and result.nodes > 0
+
+
+def _sticker_swaps(state: np.ndarray, count: int,
+                   rng: np.random.RandomState) -> list[np.ndarray]:
+  """`count` copies of `state` with two stickers of different colours
+  swapped (colour counts stay right; centres stay put)."""
+  size = int(round(np.sqrt(len(state) / 6)))
+  movable = [i for i in range(len(state))
+             if size != 3 or i % 9 != 4]  # 3×3×3 centres never move.
+  swapped = []
+  while len(swapped) < count:
+    first, second = rng.choice(movable, 2, replace=False)
+    if state[first] != state[second]:
+      copy = state.copy()
+      copy[first], copy[second] = state[second], state[first]
+      swapped.append(copy)
+  return swapped
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_every_scramble_is_a_real_cube(size):
+  cube = rubiks_cube.RubiksCube(size)
+  rng = np.random.RandomState(size)
+  states = [cube.scramble(rng.randint(0, 60), seed) for seed in range(300)]
+  if size == 2:  # Whole-cube turns too: a 2×2×2 has no fixed frame.
+    states += [state[rotation] for state in states[:20]
+               for rotation in rubiks_cube.rotation_permutations(2)]
+  for state in states:
+    rubiks_cube.check_real_cube(state, size)
+    assert np.array_equal(cube.parse(cube.to_string(state)), state)
+  rubiks_cube.BatchedCube(size).check_states(np.array(states))
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_sticker_swaps_of_solved_and_scrambled_cubes_are_refused(size):
+  cube = rubiks_cube.RubiksCube(size)
+  rng = np.random.RandomState(10 + size)
+  for start in [cube.goal] + [cube.scramble(30, seed) for seed in range(10)]:
+    for state in _sticker_swaps(start, 40, rng):
+      with pytest.raises(ValueError, match="not a position of a real cube"):
+        cube.parse(cube.to_string(state))
+      with pytest.raises(ValueError, match="not a position of a real cube"):
+        rubiks_cube.BatchedCube(size).check_states(state[None])
+
+
+def _with_faces(faces: dict[str, str], size: int = 3) -> str:
+  """The solved cube's notation with some faces replaced."""
+  return "/".join(faces.get(face, face * size * size)
+                  for face in rubiks_cube.FACES)
+
+
+@pytest.mark.parametrize("size,state,condition", [
+    # The issue's example: right colour counts, impossible stickers.
+    (2, "UUUR/RRRU/FFFF/DDDD/LLLL/BBBB", "no corner of a cube has"),
+    # One corner (UFR) twisted in place.
+    (3, _with_faces({"U": "UUUUUUUUF", "R": "URRRRRRRR", "F": "FFRFFFFFF"}),
+     "corner twists sum to"),
+    # One edge (UF) flipped in place.
+    (3, _with_faces({"U": "UUUUUUUFU", "F": "FUFFFFFFF"}),
+     "edge flips sum to an odd number"),
+    # Two edges (UF, DF) swapped.
+    (3, _with_faces({"U": "UUUUUUUDU", "D": "DUDDDDDDD"}),
+     "corner permutation is even and the edge permutation odd"),
+])
+def test_impossible_cubes_name_the_condition(size, state, condition):
+  with pytest.raises(ValueError, match=condition):
+    pyspiel.load_game(f"rubiks_cube(size={size},state={state})")
+
+
+def test_a_cubie_twice_is_named():
+  state = rubiks_cube.solved(2).copy()
+  slots = rubiks_cube.cubie_slots(2)[0]
+  state[slots[1]] = state[slots[0]]
+  with pytest.raises(ValueError, match="the corner DLB appears 2 times and "
+                     "the corner DFL not at all"):
+    rubiks_cube.check_real_cube(state, 2)
+
+
+def test_solvers_refuse_impossible_cubes():
+  flipped = rubiks_cube.RubiksCube(3).parse(
+      _with_faces({})).copy()
+  flipped[[7, 19]] = flipped[[19, 7]]  # UF's two stickers: a flipped edge.
+  with pytest.raises(ValueError, match="edge flips"):
+    cube_solvers.solve_three_by_three(flipped)
+  twisted = rubiks_cube.solved(2).copy()
+  slot = rubiks_cube.cubie_slots(2)[0][0]
+  twisted[slot] = twisted[np.roll(slot, 1)]
+  with pytest.raises(ValueError, match="corner twists"):
+    cube_solvers.solve_two_by_two(twisted)

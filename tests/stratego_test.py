@@ -15,9 +15,12 @@ SPARE_SCOUT = "j7"  # Player 1's Scout, moved j7-j6-j7 to pass a turn.
 
 
 def fixed_state(pieces0: dict[str, str], pieces1: dict[str, str],
-                army: str = "barrage", ply_limit: int = 1000
-               ) -> stratego.StrategoState:
-  """A fixed-setup game with the given pieces; the rest fill the back rows."""
+                army: str = "barrage", ply_limit: int = 1000,
+                **rule_params) -> stratego.StrategoState:
+  """A fixed-setup game with the given pieces; the rest fill the back rows.
+
+  `rule_params` are further game parameters (more_squares_rule=False, ...).
+  """
   army_rules = rules.rules_for(army)
   setups = []
   for player, pieces in enumerate((pieces0, pieces1)):
@@ -32,9 +35,11 @@ def fixed_state(pieces0: dict[str, str], pieces1: dict[str, str],
         cells[next(free)] = piece_type.letter
     setups.append(rules.setup_rows_string(cells, player))
   name = "barrage_stratego" if army == "barrage" else "stratego"
+  extra = "".join(f",{key}={str(value).lower()}"
+                  for key, value in rule_params.items())
   return pyspiel.load_game(
       f"{name}(setup=fixed,setup0={setups[0]},setup1={setups[1]},"
-      f"ply_limit={ply_limit})").new_initial_state()
+      f"ply_limit={ply_limit}{extra})").new_initial_state()
 
 
 def play(state: pyspiel.State, *moves: str) -> None:
@@ -203,6 +208,96 @@ def test_a_player_without_legal_moves_loses():
   assert state.returns() == [-1.0, 1.0]
 
 
+# Player 0's Marshal chases player 1's General once around the left lake:
+# the General evades along the ring b4..e7, the Marshal one square behind.
+LAKE_RING = ["e7", "d7", "c7", "b7", "b6", "b5", "b4", "c4", "d4", "e4", "e5",
+             "e6", "e7"]
+
+
+def lake_chase(**params) -> stratego.StrategoState:
+  """The position after a lap of the chase: the Marshal on e5, the General
+  back on e7, the Marshal's next move e5-e6 would threaten it again."""
+  state = fixed_state({"e4": "M"}, {"e7": "G", SPARE_SCOUT: "S"}, **params)
+  play(state, "e4-e5", "j7-j6", "e5-e6")  # e5-e6 threatens the General.
+  chaser = "e6"
+  for step, (origin, target) in enumerate(zip(LAKE_RING, LAKE_RING[1:])):
+    play(state, f"{origin}-{target}")  # The General evades...
+    if step < len(LAKE_RING) - 2:
+      play(state, f"{chaser}-{origin}")  # ...and the Marshal follows.
+      chaser = origin
+  return state
+
+
+def test_more_squares_rule_forbids_chasing_back_into_a_position():
+  state = lake_chase()
+  assert state.chaser == 0 and len(state.chase_positions) == 24
+  assert targets(state, "e5") == {"e4", "f5"}  # Not e6: the lap's start.
+  with pytest.raises(ValueError, match="more-squares rule: e5-e6"):
+    stratego.parse_action(state, "e5-e6")
+  play(state, "e5-f5")  # Threatens nothing: the chase is over.
+  assert state.chaser is None and not any(state.evading)
+
+
+def test_without_the_more_squares_rule_the_chase_goes_on():
+  state = lake_chase(more_squares_rule=False)
+  assert "e6" in targets(state, "e5")
+
+
+def test_the_chaser_may_go_straight_back():
+  state = fixed_state({"e4": "M"}, {"e7": "G", SPARE_SCOUT: "S"})
+  play(state, "e4-e5", "j7-j6", "e5-e6", "e7-f7", "e6-f6", "f7-e7")
+  # f6-e6 recreates the chase's first position, but goes back to where the
+  # Marshal came from.
+  assert "e6" in targets(state, "f6")
+  play(state, "f6-e6", "e7-f7")
+  assert "f6" in targets(state, "e6")
+
+
+def test_a_threat_left_unanswered_ends_the_chase():
+  state = fixed_state({"e4": "M"}, {"e7": "G", SPARE_SCOUT: "S"})
+  play(state, "e4-e5", "j7-j6", "e5-e6")
+  assert state.chaser == 0
+  play(state, "j6-j7")  # Not an evasion.
+  assert state.chaser is None and not state.chase_positions
+
+
+# Player 0's only free piece is a Scout on a4 (a Bomb behind it, Bombs on
+# the other openings), player 1's likewise on a7: once the Scouts remove each
+# other, neither player can move.
+LONE_SCOUTS = {"a4": "S", "b4": "B", "e4": "B", "f4": "B", "i4": "B",
+               "j4": "B", "a3": "B", "c4": "C", "d4": "P", "g4": "C",
+               "h4": "N"}
+
+
+def lone_scouts(**params) -> stratego.StrategoState:
+  mirrored = {f"{name[0]}{11 - int(name[1:])}": letter
+              for name, letter in LONE_SCOUTS.items()}
+  state = fixed_state(LONE_SCOUTS, mirrored, army="classic", **params)
+  play(state, "a4-a5", "a7xa5")
+  return state
+
+
+def test_a_draw_when_neither_player_can_move():
+  state = lone_scouts()
+  assert state.is_terminal() and state.returns() == [0.0, 0.0]
+
+
+def test_without_the_draw_the_player_who_cannot_move_loses():
+  state = lone_scouts(both_stuck_draw=False)
+  assert state.is_terminal() and state.returns() == [-1.0, 1.0]
+
+
+def test_a_draw_when_neither_setup_can_move():
+  blocked = "BBCPBBCNBB/NTSYJPSTLS/SNLPTLJSNT/NSFMGSPLJS"
+  game_string = (f"stratego(setup=fixed,setup0={blocked},"
+                 f"setup1={rules.mirrored_setup(blocked)}")
+  state = pyspiel.load_game(game_string + ")").new_initial_state()
+  assert state.is_terminal() and state.returns() == [0.0, 0.0]
+  state = pyspiel.load_game(
+      game_string + ",both_stuck_draw=false)").new_initial_state()
+  assert state.returns() == [-1.0, 1.0]
+
+
 def test_ply_limit_draw():
   state = fixed_state({"a4": "G"}, {SPARE_SCOUT: "S"}, ply_limit=4)
   play(state, "a4-a5", "j7-j6", "a5-a6")
@@ -321,6 +416,46 @@ def test_action_strings():
     stratego.parse_action(state, "e4-f5")
 
 
+def test_action_strings_name_the_piece_only_to_who_knows_it():
+  state = fixed_state({"e4": "M"}, {"e7": "G", SPARE_SCOUT: "S"})
+  marshal_up = stratego.parse_action(state, "e4-e5")
+  assert state.action_to_string(0, marshal_up) == "Ma e4-e5"
+  assert state.action_to_string(1, marshal_up) == "e4-e5"
+  play(state, "e4-e5", "j7-j6", "e5-e6")
+  general_left = stratego.parse_action(state, "e7-d7")
+  assert state.action_to_string(0, general_left) == "e7-d7"
+  play(state, "e7xe6")  # The General attacks the Marshal: both revealed.
+  marshal = stratego.parse_action(state, "e6-e5")
+  assert state.action_to_string(1, marshal) == "Ma e6-e5"
+  placing = pyspiel.load_game("barrage_stratego").new_initial_state()
+  spy = placing.legal_actions()[0]
+  assert placing.action_to_string(0, spy) == "Sp a1"
+  assert placing.action_to_string(1, spy) == "placement"
+
+
+@pytest.mark.parametrize("attacker,defender,story", [
+    ("G", "M", "your General attacked their Marshal on a7 and was removed"),
+    ("N", "B", "your Miner took their Bomb on a7"),
+    ("S", "B", "your Scout hit their Bomb on a7 and was removed"),
+    ("G", "G", "your General and their General on a7 removed each other"),
+    ("S", "F", "your Scout captured their Flag on a7"),
+])
+def test_the_last_ply_in_words(attacker, defender, story):
+  state = attack_from_a4(attacker, defender)
+  assert stratego.describe_last_ply(state, 0) == story
+  assert stratego.describe_last_ply(state, 1) == story.replace(
+      "your", "THEIR").replace("their", "your").replace("THEIR", "their")
+
+
+def test_a_plain_move_in_words():
+  state = fixed_state({"e4": "S"}, {SPARE_SCOUT: "S"})
+  play(state, "e4-e6")
+  assert stratego.describe_last_ply(state, 0) == (
+      "you moved e4-e6 (a Scout: no other piece moves that far)")
+  play(state, "j7-j6")
+  assert stratego.describe_last_ply(state, 0) == "the opponent moved j7-j6"
+
+
 def _hidden_views(state: pyspiel.State, player: int) -> tuple:
   return (state.information_state_string(player),
           tuple(state.information_state_tensor(player)),
@@ -345,6 +480,9 @@ def test_unrevealed_identities_do_not_leak(seed):
     assert _hidden_views(states[0], 1) == _hidden_views(states[1], 1)
     assert _hidden_views(states[0], 0) != _hidden_views(states[1], 0)
     assert states[0].legal_actions() == states[1].legal_actions()
+    every_move = range(BARRAGE.move_base, BARRAGE.num_distinct_actions, 7)
+    assert ([states[0].action_to_string(1, a) for a in every_move] ==
+            [states[1].action_to_string(1, a) for a in every_move])
     action = int(rng.choice(states[0].legal_actions()))
     move = BARRAGE.decode_move(action)
     attack = states[0].owner[move.target] != -1

@@ -19,7 +19,11 @@ import pyspiel
 # Games OpenSpiel's Python exploitability walks quickly; the others are checked
 # on OpenSpiel's C++ cached_tree of the same game.
 PYTHON_CHECKED = ["kuhn_poker", "leduc_poker", "k_gmp"]
-CACHED_TREE_CHECKED = ["xdo_oshi_zumo", "xdo_clone_leduc(clones=2)"]
+CACHED_TREE_CHECKED = [
+    "xdo_oshi_zumo", "xdo_clone_leduc(clones=1)",
+    # About a minute: OpenSpiel walks its 468,517 histories in Python.
+    pytest.param("xdo_clone_leduc(clones=2)", marks=pytest.mark.slow),
+]
 
 
 def _tree_and_sweeps(game_string: str):

@@ -10,7 +10,7 @@ package (`algorithms/deepcubea/models/`).
 
 import dataclasses
 import importlib.resources
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -28,11 +28,13 @@ class Solution:
     nodes_generated: children whose cost-to-go was estimated.
     steps: batches expanded.
     seconds: wall-clock time.
+    stop_reason: why the search ended (`batch_astar.SOLVED`, ...).
   """
   actions: Optional[list[int]]
   nodes_generated: int
   steps: int
   seconds: float
+  stop_reason: str
 
   @property
   def nodes_per_second(self) -> float:
@@ -56,17 +58,31 @@ def shipped_model(puzzle: str, size: int) -> davi.CostToGo:
   return davi.CostToGo.load(shipped_model_path(puzzle, size))
 
 
-def solve(model: davi.CostToGo, start: np.ndarray, weight: float,
-          batch_size: int, max_nodes: int = 50_000_000) -> Solution:
-  """BWAS from `start` with the model's puzzle engine and network."""
+def solve(model: davi.CostToGo,
+          start: np.ndarray,
+          weight: float,
+          batch_size: int,
+          max_nodes: int = 50_000_000,
+          memory_limit: Optional[int] = None,
+          progress: Optional[Callable[[batch_astar.SearchProgress],
+                                      None]] = None,
+          progress_seconds: float = 5.0) -> Solution:
+  """BWAS from `start` with the model's puzzle engine and network.
+
+  Raises ValueError if `start` is not a state the puzzle can be in (an
+  impossible cube, an unsolvable sliding board). `memory_limit`, `progress`
+  and `progress_seconds` are `batch_astar.batch_weighted_astar`'s.
+  """
   engine = model.engine
   if np.shape(start) != tuple(engine.goal.shape):
     raise ValueError(f"start has shape {np.shape(start)}, but "
                      f"{puzzles.model_name(model.config.puzzle, model.config.size)}"
                      f" states have shape {tuple(engine.goal.shape)}")
+  engine.check_states(np.asarray(start)[None])
   result = batch_astar.batch_weighted_astar(
       np.asarray(start, np.int8), batch_astar.engine_expander(engine), model,
       lambda states: np.asarray(engine.is_goal(states)), weight=weight,
-      batch_size=batch_size, max_nodes=max_nodes)
+      batch_size=batch_size, max_nodes=max_nodes, memory_limit=memory_limit,
+      progress=progress, progress_seconds=progress_seconds)
   return Solution(result.actions, result.nodes_generated, result.steps,
-                  result.seconds)
+                  result.seconds, result.stop_reason)

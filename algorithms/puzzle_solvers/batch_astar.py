@@ -11,17 +11,33 @@ weight, or a larger batch, trades solution length for fewer steps.
 Calls are padded to few shapes so that jitted functions compile a few times
 only: batch_size states per expansion, and heuristic calls rounded up to a
 multiple of an eighth of batch_size·actions children.
+
+A search stops at a goal, when the open list is empty, after `max_nodes`
+children, or when the process has grown by `memory_limit` bytes since the
+search began (by default 80% of the memory the machine had available then),
+so that a search that cannot finish says so instead of exhausting the
+machine. `AStarResult.stop_reason` says which. A progress callback receives
+the search's figures every `progress_seconds`.
 """
 
 import dataclasses
 import heapq
 import itertools
+import os
+import resource
 import time
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 BatchHeuristic = Callable[[np.ndarray], np.ndarray]
+
+
+SOLVED = "solved"
+EXHAUSTED = "open list empty"
+NODE_BUDGET = "node budget reached"
+MEMORY_BUDGET = "memory budget reached"
+AVAILABLE_MEMORY_FRACTION = 0.8  # Of what is free when a search starts.
 
 
 @dataclasses.dataclass
@@ -34,12 +50,66 @@ class AStarResult:
     expansions: nodes expanded.
     steps: batches expanded.
     seconds: wall-clock time.
+    stop_reason: SOLVED, EXHAUSTED, NODE_BUDGET or MEMORY_BUDGET.
   """
   actions: Optional[list[int]]
   nodes_generated: int
   expansions: int
   steps: int
   seconds: float
+  stop_reason: str = SOLVED
+
+
+@dataclasses.dataclass
+class SearchProgress:
+  """Where a running search stands.
+
+  Attributes:
+    nodes_generated: children whose heuristic was evaluated.
+    open_size: entries in the open list (some superseded by cheaper paths).
+    best_f: the lowest f in the open list.
+    best_h: the lowest heuristic value of any node generated so far.
+    seconds: wall-clock time so far.
+    memory_used: bytes the process has grown by since the search began.
+    memory_limit: the bytes of growth at which the search stops.
+  """
+  nodes_generated: int
+  open_size: int
+  best_f: float
+  best_h: float
+  seconds: float
+  memory_used: int
+  memory_limit: int
+
+  @property
+  def nodes_per_second(self) -> float:
+    return self.nodes_generated / max(self.seconds, 1e-9)
+
+
+def resident_bytes() -> int:
+  """The process's resident memory now (its peak where /proc is missing)."""
+  try:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+      return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+  except OSError:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def available_bytes() -> int:
+  """Memory the machine can give without swapping (MemAvailable on Linux)."""
+  try:
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+      for line in meminfo:
+        if line.startswith("MemAvailable:"):
+          return int(line.split()[1]) * 1024
+  except OSError:
+    pass
+  return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def default_memory_limit() -> int:
+  """The growth a search may take: a fraction of the memory available now."""
+  return int(AVAILABLE_MEMORY_FRACTION * available_bytes())
 
 
 def engine_expander(engine: Any) -> Callable[[np.ndarray], tuple[np.ndarray,
@@ -97,15 +167,18 @@ class _Nodes:
     return actions[::-1]
 
 
-def batch_weighted_astar(start: np.ndarray,
-                         expand: Callable[[np.ndarray], tuple[np.ndarray,
-                                                              np.ndarray]],
-                         heuristic: BatchHeuristic,
-                         is_goal: Callable[[np.ndarray], np.ndarray],
-                         weight: float = 1.0,
-                         batch_size: int = 1,
-                         max_nodes: int = 10_000_000) -> AStarResult:
-  """Searches from `start` until a goal is popped or `max_nodes` generated.
+def batch_weighted_astar(
+    start: np.ndarray,
+    expand: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    heuristic: BatchHeuristic,
+    is_goal: Callable[[np.ndarray], np.ndarray],
+    weight: float = 1.0,
+    batch_size: int = 1,
+    max_nodes: int = 10_000_000,
+    memory_limit: Optional[int] = None,
+    progress: Optional[Callable[[SearchProgress], None]] = None,
+    progress_seconds: float = 5.0) -> AStarResult:
+  """Searches from `start` until a goal is popped or a budget runs out.
 
   Args:
     start: one state.
@@ -116,18 +189,43 @@ def batch_weighted_astar(start: np.ndarray,
     weight: λ in f = λ·g + h.
     batch_size: nodes popped and expanded per step (N).
     max_nodes: give up (actions None) after generating this many children.
+    memory_limit: give up once the process has grown by this many bytes;
+      None for `default_memory_limit()`.
+    progress: called with a `SearchProgress` every `progress_seconds`.
+    progress_seconds: seconds between progress calls.
   """
   if not 0 <= weight <= 1:
     raise ValueError(f"weight must be in [0, 1], got weight={weight}")
   if batch_size < 1:
     raise ValueError(f"batch_size must be >= 1, got batch_size={batch_size}")
+  if memory_limit is not None and memory_limit <= 0:
+    raise ValueError(f"memory_limit must be > 0 bytes, got {memory_limit}")
   began = time.perf_counter()
+  base_memory = resident_bytes()
+  memory_limit = memory_limit or default_memory_limit()
   start = np.asarray(start)
   nodes = _Nodes(start)
   tie = itertools.count()
   open_heap = [(0.0, 0.0, next(tie), 0, 0)]  # f, h, tie, node, cost pushed
   generated = expansions = steps = 0
-  while open_heap and generated < max_nodes:
+  best_h = float("inf")
+  next_report = began + progress_seconds
+
+  def result(actions, reason):
+    return AStarResult(actions, generated, expansions, steps,
+                       time.perf_counter() - began, reason)
+
+  while open_heap:
+    if generated >= max_nodes:
+      return result(None, NODE_BUDGET)
+    memory_used = resident_bytes() - base_memory
+    if memory_used >= memory_limit:
+      return result(None, MEMORY_BUDGET)
+    if progress is not None and time.perf_counter() >= next_report:
+      next_report = time.perf_counter() + progress_seconds
+      progress(SearchProgress(generated, len(open_heap), open_heap[0][0],
+                              best_h, time.perf_counter() - began,
+                              memory_used, memory_limit))
     popped = []
     while open_heap and len(popped) < batch_size:
       _, _, _, node, cost = heapq.heappop(open_heap)
@@ -139,8 +237,7 @@ def batch_weighted_astar(start: np.ndarray,
     goals = np.flatnonzero(np.asarray(is_goal(states)))
     if goals.size:
       best = min((popped[i] for i in goals), key=lambda n: nodes.cost[n])
-      return AStarResult(nodes.path(best), generated, expansions, steps,
-                         time.perf_counter() - began)
+      return result(nodes.path(best), SOLVED)
     children, legal = expand(_padded(states, batch_size))
     steps += 1
     expansions += len(popped)
@@ -156,12 +253,12 @@ def batch_weighted_astar(start: np.ndarray,
     generated += len(fresh)
     estimates = _estimate(heuristic, [nodes.states[n] for n in fresh],
                           batch_size * children.shape[1])
+    best_h = min(best_h, float(np.min(estimates)))
     for node, estimate in zip(fresh, estimates):
       cost = nodes.cost[node]
       heapq.heappush(open_heap, (weight * cost + float(estimate),
                                  float(estimate), next(tie), node, cost))
-  return AStarResult(None, generated, expansions, steps,
-                     time.perf_counter() - began)
+  return result(None, EXHAUSTED)
 
 
 def _estimate(heuristic: BatchHeuristic, states: list[np.ndarray],

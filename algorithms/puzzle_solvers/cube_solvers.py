@@ -34,26 +34,7 @@ from open_spiel_ext.games.puzzles import rubiks_cube
 
 NUM_CORNER_STATES = math.factorial(8) * 3**7
 UNSEEN = 255
-_CORNER_COLOUR_CODES = 6**3
 _BATCH = 1 << 16  # States indexed at once; keeps temporaries in cache.
-
-
-@functools.lru_cache(maxsize=None)
-def corner_slots() -> np.ndarray:
-  """[8, 3] indices of the 2×2×2 stickers around each corner, U/D first."""
-  positions = rubiks_cube.sticker_positions(2)
-  normals = (np.abs(positions) == 2) * np.sign(positions)
-  corners = sorted({tuple(np.sign(p)) for p in positions})
-  slots = []
-  for corner in corners:
-    members = [i for i, p in enumerate(positions)
-               if tuple(np.sign(p)) == corner]
-    members.sort(key=lambda i: -abs(normals[i][1]))  # The U/D sticker first.
-    first, second, third = members
-    if np.linalg.det(normals[[first, second, third]]) < 0:
-      second, third = third, second
-    slots.append([first, second, third])
-  return np.array(slots)
 
 
 def corner_stickers(size: int) -> np.ndarray:
@@ -64,28 +45,9 @@ def corner_stickers(size: int) -> np.ndarray:
   return (np.arange(6)[:, None] * size * size + corners_of_face).ravel()
 
 
-@functools.lru_cache(maxsize=None)
-def _corner_decoder() -> tuple[np.ndarray, np.ndarray]:
-  """Colour code of a slot's stickers -> (cubie, orientation); 255 if none."""
-  slots = corner_slots()
-  home_colours = rubiks_cube.solved(2)[slots].astype(np.int64)  # [8, 3]
-  cubie = np.full(_CORNER_COLOUR_CODES, UNSEEN, np.uint8)
-  twist = np.full(_CORNER_COLOUR_CODES, UNSEEN, np.uint8)
-  for index, colours in enumerate(home_colours):
-    for turn in range(3):
-      rotated = np.roll(colours, turn)  # Its U/D colour now at `turn`.
-      code = rotated[0] * 36 + rotated[1] * 6 + rotated[2]
-      cubie[code] = index
-      twist[code] = turn
-  return cubie, twist
-
-
 def decode_corners(stickers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
   """[N, 24] 2×2×2 stickers -> cubie in each slot [N, 8], orientation [N, 8]."""
-  colours = stickers[:, corner_slots()].astype(np.int64)  # [N, 8, 3]
-  codes = colours[..., 0] * 36 + colours[..., 1] * 6 + colours[..., 2]
-  cubie, twist = _corner_decoder()
-  return cubie[codes], twist[codes]
+  return rubiks_cube.decode_cubies(stickers, 2)
 
 
 _FACTORIALS = np.array([math.factorial(7 - i) for i in range(8)], np.int64)
@@ -95,15 +57,16 @@ _TWIST_WEIGHTS = 3**np.arange(7, dtype=np.int64)
 def corner_index(stickers: np.ndarray) -> np.ndarray:
   """[N, 24] 2×2×2 stickers -> [N] indices in [0, 8!·3^7)."""
   cubies, twists = decode_corners(stickers)
-  if (cubies == UNSEEN).any():
-    bad = np.flatnonzero((cubies == UNSEEN).any(axis=1))[0]
+  if (cubies == rubiks_cube.NO_CUBIE).any():
+    bad = np.flatnonzero((cubies == rubiks_cube.NO_CUBIE).any(axis=1))[0]
     raise ValueError(f"state {stickers[bad].tolist()} has a corner whose "
                      f"colours no cube corner has")
-  later_smaller = (cubies[:, None, :] < cubies[:, :, None]) & np.triu(
-      np.ones((8, 8), bool), 1)[None]
-  lehmer = later_smaller.sum(axis=2).astype(np.int64)
-  return (lehmer @ _FACTORIALS) * 3**7 + twists[:, :7].astype(
-      np.int64) @ _TWIST_WEIGHTS
+  by_slot = np.ascontiguousarray(cubies.T)  # [8, N]: fast row compares.
+  rank = np.zeros(len(cubies), np.int64)
+  for slot in range(7):  # Lehmer code: later cubies smaller than this one.
+    later_smaller = (by_slot[slot + 1:] < by_slot[slot]).sum(0)
+    rank += later_smaller * _FACTORIALS[slot]
+  return rank * 3**7 + twists[:, :7].astype(np.int64) @ _TWIST_WEIGHTS
 
 
 @functools.lru_cache(maxsize=None)
@@ -121,7 +84,7 @@ def _canonical_rotations() -> np.ndarray:
 
 
 def _home_slot_of_dbl() -> int:
-  slots = corner_slots()
+  slots = rubiks_cube.cubie_slots(2)[0]
   positions = rubiks_cube.sticker_positions(2)
   return int(next(i for i, slot in enumerate(slots)
                   if (np.sign(positions[slot[0]]) == -1).all()))
@@ -198,9 +161,8 @@ def solve_two_by_two(state: np.ndarray) -> list[int]:
   """An optimal quarter-turn solution (12-move actions) of a 2×2×2 state."""
   moves = rubiks_cube.move_permutations(2)
   state = np.asarray(state)
+  rubiks_cube.check_real_cube(state, 2)
   distance = int(corner_distance(state[None])[0])
-  if distance == UNSEEN:
-    raise ValueError(f"state {state.tolist()} is not a reachable 2x2x2 cube")
   actions = []
   while distance:
     children = state[moves]
@@ -214,6 +176,7 @@ def solve_three_by_three(state: np.ndarray,
                          max_nodes: Optional[int] = None,
                          chunk_size: int = 32768) -> ida_star.SearchResult:
   """An optimal quarter-turn solution of a 3×3×3 state, by IDA*."""
+  rubiks_cube.check_real_cube(state, 3)
   moves = rubiks_cube.move_permutations(3)
   corners = corner_stickers(3)
   goal = rubiks_cube.solved(3)

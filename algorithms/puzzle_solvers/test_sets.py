@@ -18,10 +18,8 @@ import numpy as np
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
-from open_spiel_ext.games.puzzles import lights_out
-from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import single_player
-from open_spiel_ext.games.puzzles import sliding_puzzle
+import pyspiel
 
 PUZZLES = ("sliding_puzzle", "rubiks_cube", "lights_out")
 
@@ -34,13 +32,10 @@ class Instance:
 
 
 def make_puzzle(name: str, size: int) -> single_player.Puzzle:
-  """The rules of a puzzle, by game name."""
-  makers = {"sliding_puzzle": sliding_puzzle.SlidingPuzzle,
-            "rubiks_cube": rubiks_cube.RubiksCube,
-            "lights_out": lights_out.LightsOut}
-  if name not in makers:
+  """The rules of a puzzle, by game name; ValueError for a size it lacks."""
+  if name not in PUZZLES:
     raise ValueError(f"puzzle must be one of {PUZZLES}, got {name!r}")
-  return makers[name](size)
+  return pyspiel.load_game(name, {"size": size, "scramble_moves": 0}).puzzle
 
 
 def scrambled_states(name: str, size: int, count: int,

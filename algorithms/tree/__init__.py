@@ -1,1 +1,1 @@
-"""Game trees as arrays and the solvers that sweep them (see DESIGN.md)."""
+"""Game trees as arrays and the solvers that sweep them (see docs/architecture.md)."""

@@ -115,7 +115,9 @@ class GameTree:
     return state
 
 
-def _check_game(game: pyspiel.Game) -> None:
+def check_game(game: pyspiel.Game) -> None:
+  """Raises ValueError unless the tree engine can walk `game`: 2 players,
+  sequential, zero-sum, explicit chance, information-state strings."""
   game_type = game.get_type()
   if game.num_players() != 2:
     raise ValueError(f"The tree engine needs a 2-player game; {game} has "
@@ -190,7 +192,7 @@ def _check_one_depth_per_infoset(game: pyspiel.Game, depth: np.ndarray,
 
 def build_tree(game: pyspiel.Game) -> GameTree:
   """Walks `game` once into a GameTree."""
-  _check_game(game)
+  check_game(game)
   if isinstance(game, wrapped.WrappedGame):
     return _expand_wrapped(game, build_tree(game.inner_game))
   (players, infosets, parents, actions, probs, utilities, depths, infoset_ids,

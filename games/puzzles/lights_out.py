@@ -108,6 +108,15 @@ class BatchedLightsOut:
     self.random_scrambles = jax.jit(self._random_scrambles,
                                     static_argnums=(1, 2))
 
+  def check_states(self, states: np.ndarray) -> None:
+    """Raises ValueError unless `states` is a batch of 0/1 boards."""
+    states = np.asarray(states)
+    if (states.ndim != 2 or states.shape[1] != self.num_actions or
+        not np.isin(states, (0, 1)).all()):
+      raise ValueError(f"{self.size}x{self.size} boards are [N, "
+                       f"{self.num_actions}] arrays of 0/1, got shape "
+                       f"{states.shape}")
+
   def _next_states(self, states: jax.Array) -> jax.Array:
     """[batch, size²] -> [batch, actions, size²]: every press of every board."""
     return states[:, None, :] ^ self._toggles[None]

@@ -136,6 +136,144 @@ def solved(size: int) -> np.ndarray:
   return np.repeat(np.arange(NUM_COLOURS, dtype=np.int8), size * size)
 
 
+NO_CUBIE = 255  # What `decode_cubies` gives a slot whose colours no cubie has.
+_UD_AXIS, _FB_AXIS = 1, 2  # y runs D to U, z runs B to F (see _FACE_FRAMES).
+
+
+@functools.lru_cache(maxsize=None)
+def cubie_slots(size: int) -> tuple[np.ndarray, np.ndarray]:
+  """The stickers of each corner slot [8, 3] and edge slot [12 or 0, 2].
+
+  A corner lists its U/D-facing sticker first and the other two in one
+  handedness, so that its twist (the place, 0-2, of the cubie's U/D colour)
+  sums to 0 mod 3 on every real cube. An edge lists first its sticker on U or
+  D if it touches one, else its sticker on F or B; its flip (0 when that
+  sticker shows the cubie's U/D colour, or its F/B colour if it has none)
+  sums to an even number on every real cube. The 2×2×2 has no edges.
+  """
+  positions = sticker_positions(size)
+  normals = (np.abs(positions) == size) * np.sign(positions)
+  stickers_of = {}
+  for sticker, cubie in enumerate(map(tuple, positions - normals)):
+    stickers_of.setdefault(cubie, []).append(sticker)
+  corners, edges = [], []
+  for cubie in sorted(stickers_of):
+    members = stickers_of[cubie]
+    if len(members) == 3:
+      members.sort(key=lambda i: -abs(normals[i][_UD_AXIS]))
+      if np.linalg.det(normals[members]) < 0:
+        members[1], members[2] = members[2], members[1]
+      corners.append(members)
+    elif len(members) == 2:
+      axis = _UD_AXIS if normals[members][:, _UD_AXIS].any() else _FB_AXIS
+      members.sort(key=lambda i: -abs(normals[i][axis]))
+      edges.append(members)
+  return np.array(corners), np.array(edges, np.int64).reshape(-1, 2)
+
+
+def _colour_codes(colours: np.ndarray) -> np.ndarray:
+  """[..., k] colours -> [...] one integer per colour sequence."""
+  codes = np.zeros(colours.shape[:-1], np.int64)
+  for place in range(colours.shape[-1]):
+    codes = codes * NUM_COLOURS + colours[..., place]
+  return codes
+
+
+@functools.lru_cache(maxsize=None)
+def _slot_decoder(size: int, edges: bool) -> tuple[np.ndarray, np.ndarray]:
+  """Colour code of a slot's stickers -> (cubie, orientation), or NO_CUBIE."""
+  slots = cubie_slots(size)[int(edges)]
+  width = slots.shape[1]
+  cubie = np.full(NUM_COLOURS**width, NO_CUBIE, np.uint8)
+  orientation = np.full(NUM_COLOURS**width, NO_CUBIE, np.uint8)
+  for index, colours in enumerate(solved(size)[slots]):
+    for turn in range(width):
+      code = _colour_codes(np.roll(colours, turn))  # First colour at `turn`.
+      cubie[code], orientation[code] = index, turn
+  return cubie, orientation
+
+
+def decode_cubies(states: np.ndarray, size: int,
+                  edges: bool = False) -> tuple[np.ndarray, np.ndarray]:
+  """[N, stickers] -> the cubie in each corner (or edge) slot and its twist
+  (or flip), [N, slots] uint8 each; NO_CUBIE where no cubie has the colours.
+
+  Cubie i is the one whose home is slot i of `cubie_slots(size)`.
+  """
+  slots = cubie_slots(size)[int(edges)]
+  cubie, orientation = _slot_decoder(size, edges)
+  codes = _colour_codes(np.asarray(states)[:, slots])
+  return cubie[codes], orientation[codes]
+
+
+def slot_name(stickers: np.ndarray, size: int) -> str:
+  """A slot named by the faces of its stickers, e.g. UFR."""
+  return "".join(FACES[sticker // (size * size)] for sticker in stickers)
+
+
+def _is_odd(permutation: np.ndarray) -> bool:
+  """Whether a permutation of 0..n-1 has odd parity (by its cycles)."""
+  seen = np.zeros(len(permutation), bool)
+  cycles = 0
+  for start in range(len(permutation)):
+    if not seen[start]:
+      cycles += 1
+      while not seen[start]:
+        seen[start] = True
+        start = permutation[start]
+  return (len(permutation) - cycles) % 2 == 1
+
+
+def check_real_cube(state: np.ndarray, size: int) -> None:
+  """Raises ValueError, naming the condition that fails, unless turns can
+  reach `state` from the solved cube (in some whole-cube orientation).
+
+  The conditions: 6·size² colours in 0..5; on 3×3×3 the centres in the
+  standard orientation (they never move); every corner (and edge) slot shows
+  the colours of a real cubie; every cubie appears once; corner twists sum to
+  0 mod 3, edge flips to an even number; and on 3×3×3 the corner and edge
+  permutations have the same parity (a quarter turn is a 4-cycle of each).
+  """
+  state = np.asarray(state)
+  if state.shape != solved(size).shape or not np.isin(
+      state, np.arange(NUM_COLOURS)).all():
+    raise ValueError(f"a {size}x{size}x{size} cube is {solved(size).size} "
+                     f"colours in 0..{NUM_COLOURS - 1}, got {state.tolist()}")
+  if size == 3 and (state.reshape(6, 9)[:, 4] != np.arange(6)).any():
+    raise ValueError(
+        f"the centres are {''.join(FACES[c] for c in state.reshape(6, 9)[:, 4])}"
+        f", not {FACES} (the standard orientation; centres never move)")
+  kinds = [("corner", False), ("edge", True)][:2 if size == 3 else 1]
+  odd = []
+  for kind, edges in kinds:
+    slots = cubie_slots(size)[int(edges)]
+    cubies, turns = (values[0] for values in decode_cubies(state[None], size,
+                                                           edges))
+    for slot, cubie in zip(slots, cubies):
+      if cubie == NO_CUBIE:
+        colours = "".join(FACES[c] for c in state[slot])
+        raise ValueError(f"the {kind} at {slot_name(slot, size)} shows "
+                         f"{colours}, which no {kind} of a cube has")
+    counts = np.bincount(cubies, minlength=len(slots))
+    if (counts != 1).any():
+      twice, missing = (slot_name(slots[np.flatnonzero(test)[0]], size)
+                        for test in (counts > 1, counts == 0))
+      raise ValueError(f"the {kind} {twice} appears {counts.max()} times and "
+                       f"the {kind} {missing} not at all")
+    if kind == "corner" and turns.sum() % 3:
+      raise ValueError(f"the corner twists sum to {turns.sum() % 3} mod 3, "
+                       "not 0: a corner is twisted in place")
+    if kind == "edge" and turns.sum() % 2:
+      raise ValueError("the edge flips sum to an odd number: an edge is "
+                       "flipped in place")
+    odd.append(_is_odd(cubies))
+  if len(odd) == 2 and odd[0] != odd[1]:
+    parity = {True: "odd", False: "even"}
+    raise ValueError(f"the corner permutation is {parity[odd[0]]} and the "
+                     f"edge permutation {parity[odd[1]]}: two pieces are "
+                     "swapped")
+
+
 class RubiksCube(single_player.Puzzle):
   """The rules of the size×size×size cube."""
 
@@ -177,10 +315,11 @@ class RubiksCube(single_player.Puzzle):
     if (counts != stickers).any():
       raise ValueError(f"{_SHORT_NAME}: state={text!r} has colour counts "
                        f"{dict(zip(FACES, counts))}, not {stickers} each")
-    if self.size == 3 and (state.reshape(6, 9)[:, 4] != np.arange(6)).any():
-      raise ValueError(f"{_SHORT_NAME}: state={text!r} has centres "
-                       f"{''.join(FACES[c] for c in state.reshape(6, 9)[:, 4])}"
-                       f", not {FACES} (the standard orientation)")
+    try:
+      check_real_cube(state, self.size)
+    except ValueError as error:
+      raise ValueError(f"{_SHORT_NAME}: state={text!r} is not a position of a "
+                       f"real cube: {error}") from None
     return state
 
 
@@ -216,6 +355,19 @@ class BatchedCube:
         lambda states: jax.nn.one_hot(states, NUM_COLOURS, dtype=jnp.float32))
     self.random_scrambles = jax.jit(self._random_scrambles,
                                     static_argnums=(1, 2))
+
+  def check_states(self, states: np.ndarray) -> None:
+    """Raises ValueError unless every row is a real cube of this size."""
+    states = np.asarray(states)
+    if states.ndim != 2 or states.shape[1] != self.goal.shape[0]:
+      raise ValueError(f"{self.size}x{self.size}x{self.size} cube states have "
+                       f"shape [N, {self.goal.shape[0]}], got {states.shape}")
+    for row, state in enumerate(states):
+      try:
+        check_real_cube(state, self.size)
+      except ValueError as error:
+        raise ValueError(f"state {row} ({RubiksCube(self.size).to_string(state)}"
+                         f") is not a position of a real cube: {error}") from None
 
   def _step(self, states: jax.Array, actions: jax.Array) -> jax.Array:
     """[batch, stickers], [batch] -> the states after one move each."""

@@ -169,6 +169,21 @@ class BatchedSlidingPuzzle:
     self.random_scrambles = jax.jit(self._random_scrambles,
                                     static_argnums=(1, 2))
 
+  def check_states(self, states: np.ndarray) -> None:
+    """Raises ValueError unless every row is a board that can reach the goal."""
+    states = np.asarray(states)
+    cells = self.size * self.size
+    if states.ndim != 2 or states.shape[1] != cells:
+      raise ValueError(f"{self.size}x{self.size} boards have shape [N, {cells}]"
+                       f", got {states.shape}")
+    for row, tiles in enumerate(states):
+      if sorted(tiles.tolist()) != list(range(cells)):
+        raise ValueError(f"board {row} {tiles.tolist()} does not hold "
+                         f"0..{cells - 1} once each")
+      if not is_solvable(tiles, self.size):
+        raise ValueError(f"board {row} {tiles.tolist()} cannot reach the goal "
+                         "(wrong permutation parity)")
+
   def _step(self, states: jax.Array, actions: jax.Array) -> jax.Array:
     return single_player.chosen_children(self._next_states(states), actions)
 

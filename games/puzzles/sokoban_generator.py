@@ -72,18 +72,30 @@ def _reverse_play(rng: np.random.RandomState, state: np.ndarray, cols: int,
   return best, best_score
 
 
+FLOOR_SHARE = 0.55  # Of the interior, carved as floor.
+MAX_ROOMS = 10_000  # Rooms tried for one level before giving up.
+
+
 def generate_level(rng: np.random.RandomState,
                    rows: int = 10,
                    cols: int = 10,
                    boxes: int = 4,
                    reverse_steps: int = 300,
                    min_distance: int = 6) -> str:
-  """One solvable level in the notation (rows joined by `/`)."""
-  if rows < 4 or cols < 4 or boxes < 1:
-    raise ValueError(f"need rows, cols >= 4 and boxes >= 1, got rows={rows}, "
-                     f"cols={cols}, boxes={boxes}")
-  while True:
-    floor = _carve_room(rng, rows, cols, floor_share=0.55)
+  """One solvable level in the notation (rows joined by `/`).
+
+  Raises:
+    ValueError: the board cannot hold the boxes, or MAX_ROOMS rooms gave no
+      level whose boxes lie `min_distance` from the goals.
+  """
+  floor_cells = int(FLOOR_SHARE * (rows - 2) * (cols - 2))
+  if rows < 4 or cols < 4 or boxes < 1 or 2 * boxes + 4 > floor_cells + 1:
+    raise ValueError(
+        f"need rows, cols >= 4, boxes >= 1 and room on the floor for the boxes"
+        f" (2·boxes + 4 <= about {FLOOR_SHARE}·(rows − 2)·(cols − 2) cells), "
+        f"got rows={rows}, cols={cols}, boxes={boxes}")
+  for _ in range(MAX_ROOMS):
+    floor = _carve_room(rng, rows, cols, floor_share=FLOOR_SHARE)
     cells = np.flatnonzero(floor)
     if len(cells) < 2 * boxes + 4:
       continue
@@ -94,6 +106,10 @@ def generate_level(rng: np.random.RandomState,
     level, score = _reverse_play(rng, board, cols, reverse_steps)
     if level is not None and score >= min_distance:
       return sokoban.level_string(level.reshape(rows, cols))
+  raise ValueError(
+      f"no level with boxes {min_distance} moves from their goals in "
+      f"{MAX_ROOMS} rooms of {rows}x{cols} with {boxes} boxes: try a larger "
+      "board, fewer boxes or more reverse steps")
 
 
 def generate_levels(count: int, seed: int, **kwargs) -> list[str]:

@@ -48,8 +48,22 @@ class Boards(NamedTuple):
   last_origin: jax.Array  # [2] last non-attack move per player, -1 if none.
   last_target: jax.Array  # [2]
   back_and_forth: jax.Array  # [2] two-square rule counts.
+  evading: jax.Array  # [2·army] bool: evaded during the current chase.
+  chaser: jax.Array  # [] the player chasing now, -1 if none.
+  chase_square: jax.Array  # [] where the chaser's last moved piece stands.
+  chase_hashes: jax.Array  # [CHASE_MEMORY, 2] uint32 positions of the chase.
+  chase_count: jax.Array  # [] positions recorded (the last CHASE_MEMORY kept).
   winner: jax.Array  # [] ONGOING, -1 draw, or the winning player.
   legal: jax.Array  # [100 + 36·army] compact legal mask of the player to move.
+
+
+class _Ply(NamedTuple):
+  """What a move did, for the more-squares rule."""
+  origin: jax.Array
+  target: jax.Array
+  attack: jax.Array
+  mover: jax.Array  # The moving piece's slot.
+  flag_taken: jax.Array
 
 
 def _running_sum(values: jax.Array) -> jax.Array:
@@ -87,12 +101,21 @@ def uniform_true_index(key: jax.Array, mask: jax.Array,
 
 
 class BatchedStratego:
-  """Jitted batch functions for one army and ply limit."""
+  """Jitted batch functions for one army, ply limit and rule set.
 
-  def __init__(self, army: str = "barrage", ply_limit: int = 1000):
+  `more_squares_rule` and `both_stuck_draw` are the pyspiel game's
+  parameters. Positions of a chase are compared by 64-bit Zobrist hashes of
+  each square's owner and piece type (the pyspiel game compares the squares
+  themselves; a collision has probability about 2^-64 per comparison).
+  """
+
+  def __init__(self, army: str = "barrage", ply_limit: int = 1000,
+               more_squares_rule: bool = True, both_stuck_draw: bool = True):
     rules = rules_lib.rules_for(army)
     self.rules = rules
     self.ply_limit = ply_limit
+    self.more_squares_rule = more_squares_rule
+    self.both_stuck_draw = both_stuck_draw
     self.army_size = rules.army_size
     self.num_compact = rules_lib.NUM_SQUARES + (
         rules.army_size * rules_lib.MOVES_PER_SQUARE)
@@ -108,21 +131,34 @@ class BatchedStratego:
         np.array(rules.scout, bool)[np.tile(placement_types, 2)])
     self._combat = jnp.asarray(rules.combat)
     self._rays = jnp.asarray(rules_lib.ray_table())
+    self._neighbours = jnp.asarray(rules_lib.neighbour_table())
+    self._slot_hashes = jnp.asarray(self._zobrist_table(placement_types))
     setup_squares = np.zeros((2, rules_lib.NUM_SQUARES), bool)
     for player, rows in enumerate(rules_lib.SETUP_ROWS):
       for row in rows:
         setup_squares[player, row * 10:(row + 1) * 10] = True
     self._setup_squares = jnp.asarray(setup_squares)
+    self.initial = jax.jit(self._initial, static_argnums=0)
     self.legal_mask = jax.jit(jax.vmap(self._legal_mask))
     self.step = jax.jit(self._batch_step)
     self.squares = jax.jit(jax.vmap(self._squares))
-    self.from_positions = jax.jit(jax.vmap(self._from_positions))
+    self.from_positions = jax.jit(self._batch_from_positions)
     self.sample_actions = jax.jit(self._sample_actions)
     self.random_rollout = jax.jit(self._random_rollout, static_argnums=2)
 
+  def _zobrist_table(self, placement_types: np.ndarray) -> np.ndarray:
+    """[2·army, squares + 1, 2] uint32: the hash of each slot's piece on each
+    square (zero on NO_SQUARE); identical pieces hash alike."""
+    keys = np.random.RandomState(20261123).randint(
+        0, 2**32, (2, self.rules.num_types, rules_lib.NUM_SQUARES + 1, 2),
+        dtype=np.uint64).astype(np.uint32)
+    keys[:, :, rules_lib.NO_SQUARE] = 0
+    owners = np.repeat([0, 1], self.army_size)
+    return keys[owners, np.tile(placement_types, 2)]
+
   # Creating boards.
 
-  def initial(self, batch: int) -> Boards:
+  def _initial(self, batch: int) -> Boards:
     """`batch` boards at the start of the placement phase."""
     board = self._empty_board()
     board = board._replace(legal=self._compact_legal(board))
@@ -146,6 +182,11 @@ class BatchedStratego:
         last_origin=jnp.full(2, -1, jnp.int32),
         last_target=jnp.full(2, -1, jnp.int32),
         back_and_forth=jnp.zeros(2, jnp.int32),
+        evading=jnp.zeros(slots, bool),
+        chaser=jnp.int32(-1),
+        chase_square=jnp.int32(rules_lib.NO_SQUARE),
+        chase_hashes=jnp.zeros((rules_lib.CHASE_MEMORY, 2), jnp.uint32),
+        chase_count=jnp.int32(0),
         winner=jnp.int32(ONGOING),
         legal=jnp.zeros(self.num_compact, bool))
 
@@ -159,6 +200,11 @@ class BatchedStratego:
         position=position,
         placed=jnp.full(2, self.army_size, jnp.int32))
     return self._finish_turn(board, flag_taken=jnp.bool_(False))
+
+  def _batch_from_positions(self, positions: jax.Array) -> Boards:
+    """Boards after the setup from [batch, 2·army] squares of the slots."""
+    return self._settle_stuck(jax.vmap(self._from_positions)(positions),
+                              jnp.ones(positions.shape[0], bool))
 
   def random_setups(self, key: jax.Array, batch: int) -> Boards:
     """`batch` boards after uniformly random setups, player 0 to move."""
@@ -199,13 +245,10 @@ class BatchedStratego:
     return candidates & (from_here >= self._placement_remaining[index])
 
   def _move_legal(self, board: Boards) -> jax.Array:
-    """[army, directions, distances] legal moves of the player to move."""
+    """[army, directions, distances] legal moves of the player to move, but
+    for the more-squares rule (`_apply_chase_rule`)."""
     player = board.player
-    own = jax.lax.dynamic_slice_in_dim(board.position,
-                                       player * self.army_size,
-                                       self.army_size)
-    slots = jnp.arange(self.army_size) + player * self.army_size
-    targets = self._rays[own]
+    slots, own, targets = self._own_moves(board)
     occupant = board.owner[targets]
     empty = occupant == _EMPTY
     # Squares up to which the path is clear, unrolled (cumprod is slow on
@@ -219,9 +262,88 @@ class BatchedStratego:
     legal = (reachable & (empty | (occupant == 1 - player)) & distance_ok &
              self._slot_movable[slots][:, None, None])
     forbidden = ((board.back_and_forth[player] >= rules_lib.MAX_BACK_AND_FORTH)
-                 & (own[:, None, None] == board.last_target[player]) &
-                 (targets == board.last_origin[player]) & empty)
+                 & self._returns(board, own, targets) & empty)
     return legal & ~forbidden
+
+  def _own_moves(self, board: Boards) -> tuple[jax.Array, jax.Array,
+                                               jax.Array]:
+    """The slots of the player to move [army], their squares [army] and the
+    squares each move reaches [army, directions, distances]."""
+    player = board.player
+    own = jax.lax.dynamic_slice_in_dim(board.position,
+                                       player * self.army_size,
+                                       self.army_size)
+    slots = jnp.arange(self.army_size) + player * self.army_size
+    return slots, own, self._rays[own]
+
+  def _returns(self, board: Boards, own: jax.Array,
+               targets: jax.Array) -> jax.Array:
+    """Which moves go straight back along the mover's last move."""
+    return ((own[:, None, None] == board.last_target[board.player]) &
+            (targets == board.last_origin[board.player]))
+
+  def _chase_forbidden(self, board: Boards) -> jax.Array:
+    """[compact] the moves the more-squares rule forbids the player to move:
+    to an empty square next to an evading piece, not straight back, and
+    recreating a position recorded in the chase."""
+    slots, own, targets = self._own_moves(board)
+    evading_squares = jnp.where(board.evading, board.position,
+                                rules_lib.NO_SQUARE)
+    near_evader = jnp.zeros(rules_lib.NUM_SQUARES + 1, bool).at[
+        self._neighbours[evading_squares]].set(True).at[
+            rules_lib.NO_SQUARE].set(False)
+    after = (self._position_hash(board) ^ self._slot_hashes[slots, own]
+             )[:, None, None] ^ self._slot_hashes[slots[:, None, None],
+                                                  targets]
+    recorded = (jnp.arange(rules_lib.CHASE_MEMORY) <
+                jnp.minimum(board.chase_count, rules_lib.CHASE_MEMORY))
+    seen = jnp.any(
+        jnp.all(after[..., None, :] == board.chase_hashes, axis=-1) & recorded,
+        axis=-1)
+    forbidden = ((board.chaser == board.player) & near_evader[targets] & seen
+                 & (board.owner[targets] == _EMPTY) &
+                 ~self._returns(board, own, targets))
+    return jnp.concatenate([jnp.zeros(rules_lib.NUM_SQUARES, bool),
+                            forbidden.ravel()])
+
+  def _apply_chase_rule(self, boards: Boards) -> Boards:
+    """Takes the moves the more-squares rule forbids out of `legal`; a player
+    left without a move loses (see `_settle_stuck`).
+
+    Only boards whose chaser is to move can lose moves, about 5 of 1,024 in
+    random play, so the rule is evaluated on the first few of them (a
+    thirty-second of the batch, at least 8) or, when more need it, on the
+    whole batch.
+    """
+    needs = ((boards.chaser == boards.player) & (boards.winner == ONGOING) &
+             boards.evading.any(axis=-1))
+    batch = needs.shape[0]
+    capacity = min(batch, max(8, batch // 32))
+
+    def for_all(boards):
+      forbidden = jax.vmap(self._chase_forbidden)(boards)
+      return boards.legal & ~(forbidden & needs[:, None])
+
+    def for_some(boards):
+      index = jnp.nonzero(needs, size=capacity, fill_value=batch)[0]
+      some = jax.tree_util.tree_map(
+          lambda x: x[jnp.minimum(index, batch - 1)], boards)
+      legal = some.legal & ~jax.vmap(self._chase_forbidden)(some)
+      return boards.legal.at[index].set(legal, mode="drop")
+
+    def apply(boards):
+      legal = jax.lax.cond(needs.sum() > capacity, for_all, for_some, boards)
+      stuck = needs & ~legal.any(axis=-1)
+      return boards._replace(
+          legal=legal,
+          winner=jnp.where(stuck, 1 - boards.player, boards.winner))
+
+    return jax.lax.cond(needs.any(), apply, lambda boards: boards, boards)
+
+  def _position_hash(self, board: Boards) -> jax.Array:
+    """[2] uint32: the Zobrist hash of the pieces on the board."""
+    pieces = self._slot_hashes[jnp.arange(2 * self.army_size), board.position]
+    return jax.lax.reduce(pieces, np.uint32(0), jax.lax.bitwise_xor, (0,))
 
   def _compact_actions(self, board: Boards) -> jax.Array:
     """The action id of each compact entry (out of range where none)."""
@@ -255,15 +377,42 @@ class BatchedStratego:
 
   def _batch_step(self, boards: Boards, actions: jax.Array) -> Boards:
     """Applies one action per board; a batch past its setup skips placement."""
-    return jax.lax.cond(
+    was_ongoing = boards.winner == ONGOING
+    boards = jax.lax.cond(
         jnp.all(boards.placed[:, 1] == self.army_size),
         jax.vmap(functools.partial(self._step, setup_over=True)),
         jax.vmap(functools.partial(self._step, setup_over=False)), boards,
         actions)
+    if self.more_squares_rule:
+      boards = self._apply_chase_rule(boards)
+    return self._settle_stuck(boards, was_ongoing)
+
+  def _settle_stuck(self, boards: Boards, was_ongoing: jax.Array) -> Boards:
+    """Draws the games that just ended with the player to move stuck (given
+    to the other player by `_finish_turn`) where the other could not move
+    either."""
+    if not self.both_stuck_draw:
+      return boards
+    flag = [t.name for t in self.rules.types].index("Flag")
+    flag_lost = jnp.take_along_axis(boards.captured[:, :, flag],
+                                    boards.player[:, None], axis=1)[:, 0] > 0
+    stuck = (was_ongoing & (boards.winner == 1 - boards.player) & ~flag_lost &
+             ~boards.legal.any(axis=-1))
+    return jax.lax.cond(jnp.any(stuck), jax.vmap(self._draw_if_both_stuck),
+                        lambda boards, _: boards, boards, stuck)
+
+  def _draw_if_both_stuck(self, board: Boards, stuck: jax.Array) -> Boards:
+    other = board._replace(player=1 - board.player)
+    other_stuck = ~self._move_legal(other).any()
+    return board._replace(
+        winner=jnp.where(stuck & other_stuck, -1, board.winner))
 
   def _step(self, board: Boards, action: jax.Array, setup_over: bool) -> Boards:
     done = board.winner != ONGOING
-    new, flag_taken = self._move(board, action - self.rules.move_base)
+    new, ply = self._move(board, action - self.rules.move_base)
+    if self.more_squares_rule:
+      new = self._follow_chase(board, new, ply)
+    flag_taken = ply.flag_taken
     if not setup_over:
       setup_done = board.placed[1] == self.army_size
       placed = self._place(board, action % rules_lib.NUM_SQUARES)
@@ -273,6 +422,33 @@ class BatchedStratego:
     new = self._finish_turn(new, flag_taken, setup_over)
     return jax.tree_util.tree_map(lambda old, n: jnp.where(done, old, n),
                                   board, new)
+
+  def _follow_chase(self, before: Boards, after: Boards, ply: _Ply) -> Boards:
+    """The chase after a move (the more-squares rule in `rules.py`)."""
+    player = before.player
+    near_target = self._neighbours[ply.target]
+    threat = ((after.owner[ply.target] == player) &
+              jnp.any(after.owner[near_target] == 1 - player))
+    evasion = ((before.chaser == 1 - player) & ~ply.attack &
+               jnp.any(self._neighbours[ply.origin] == before.chase_square))
+    chasing_on = (before.chaser == player) & ~ply.attack & threat
+    ends = ~(evasion | chasing_on)
+    starts = ends & threat
+    count = jnp.where(ends, 0, before.chase_count)
+    records = evasion | chasing_on | starts
+    hashes = jnp.where(
+        records,
+        before.chase_hashes.at[count % rules_lib.CHASE_MEMORY].set(
+            self._position_hash(after)), before.chase_hashes)
+    evading = jnp.where(ends, False, before.evading)
+    return after._replace(
+        evading=evading.at[ply.mover].set(evading[ply.mover] | evasion),
+        chaser=jnp.where(ends, jnp.where(starts, player, -1), before.chaser),
+        chase_square=jnp.where(evasion, before.chase_square,
+                               jnp.where(ends & ~starts, rules_lib.NO_SQUARE,
+                                         ply.target)),
+        chase_hashes=hashes,
+        chase_count=count + records)
 
   def _place(self, board: Boards, square: jax.Array) -> Boards:
     player = board.player
@@ -287,10 +463,8 @@ class BatchedStratego:
         player=jnp.where(placed[player] == self.army_size, 1 - player,
                          player))
 
-  def _move(self, board: Boards,
-            move: jax.Array) -> tuple[Boards, jax.Array]:
-    """The board after a move (legal actions not updated), and whether the
-    move captured the flag."""
+  def _move(self, board: Boards, move: jax.Array) -> tuple[Boards, _Ply]:
+    """The board after a move (legal actions not updated), and the move."""
     player = board.player
     origin = move // rules_lib.MOVES_PER_SQUARE
     direction = move % rules_lib.MOVES_PER_SQUARE // rules_lib.MAX_DISTANCE
@@ -345,7 +519,8 @@ class BatchedStratego:
         last_target=board.last_target.at[player].set(
             jnp.where(attack, -1, target)),
         back_and_forth=board.back_and_forth.at[player].set(back_and_forth))
-    return board, outcome == rules_lib.FLAG_CAPTURED
+    return board, _Ply(origin, target, attack, attacker,
+                       outcome == rules_lib.FLAG_CAPTURED)
 
   def _finish_turn(self, board: Boards, flag_taken: jax.Array,
                    setup_over: bool = False) -> Boards:

@@ -14,6 +14,10 @@ Parameters:
     first move.
   setup0, setup1: the fixed setups (only with `setup=fixed`).
   ply_limit: plies after the setup after which the game is a draw.
+  more_squares_rule: whether the ISF's rule against endless chasing holds
+    (`rules.py` states it).
+  both_stuck_draw: whether a player who cannot move draws, instead of losing,
+    when the other player could not move either.
 
 A player sees the other's occupied squares, never the identities, once both
 setups are complete. An attack reveals both pieces' identities to both players;
@@ -24,6 +28,7 @@ game as both players saw it; the tensors are named planes (see
 """
 
 import bisect
+import collections
 from typing import Any, Optional
 
 import numpy as np
@@ -48,6 +53,8 @@ def _game_type(short_name: str, long_name: str, ply_limit: int,
           "setup0": "",
           "setup1": "",
           "ply_limit": ply_limit,
+          "more_squares_rule": True,
+          "both_stuck_draw": True,
       },
       provides_factored_observation_string=False)
 
@@ -64,6 +71,8 @@ class StrategoGame(pyspiel.Game):
     self.rules = rules_lib.rules_for(self.ARMY)
     self.setup_mode = params["setup"]
     self.ply_limit = params["ply_limit"]
+    self.more_squares_rule = params["more_squares_rule"]
+    self.both_stuck_draw = params["both_stuck_draw"]
     validation.require_one_of(name, "setup", self.setup_mode, SETUP_MODES)
     validation.require_at_least(name, "ply_limit", self.ply_limit, 1)
     self.fixed_setups = self._fixed_setups(params)
@@ -138,15 +147,24 @@ class StrategoState(pyspiel.State):
     self.moved = [False] * squares
     self.revealed = [False] * squares
     self.shown_scout = [False] * squares
+    self.evading = [False] * squares  # Evaded during the current chase.
     self.pieces = [[], []]  # Each player's occupied squares, sorted.
     self.setups = [[], []]  # Each player's squares in placement order.
     self.captured = [[0] * game.rules.num_types for _ in range(2)]
     self.ply = 0
-    self.moves = []  # (origin, target) of each ply after the setup.
+    self.moves = []  # (origin, target, action) of each ply after the setup.
+    # (attacker type, defender type, outcome) of the last ply, None if it
+    # attacked nothing.
+    self.last_combat = None
     self.public_moves = []  # Each ply as both players saw it.
     # Per player, its last non-attack move: (origin, target, move back).
     self.last_move = [None, None]
     self.back_and_forth = [0, 0]
+    self._more_squares_rule = game.more_squares_rule
+    self._both_stuck_draw = game.both_stuck_draw
+    self.chaser = None  # The player chasing now, if any.
+    self.chase_square = None  # Where the chaser's last moved piece stands.
+    self.chase_positions = collections.deque(maxlen=rules_lib.CHASE_MEMORY)
     self.winner = None  # A player, or -1 for a draw, once the game is over.
     self._legal = None  # Cached legal actions of the player to move.
     if game.fixed_setups is not None:
@@ -203,8 +221,9 @@ class StrategoState(pyspiel.State):
     return [self._rules.placement_action(piece_type, square)
             for square in self._placement_squares()]
 
-  def _move_actions(self, player: int) -> list[int]:
-    """Legal moves of `player`, ascending, the two-square rule applied."""
+  def _move_actions(self, player: int, chasing: bool = True) -> list[int]:
+    """Legal moves of `player`, ascending, the two-square rule applied, and
+    the more-squares rule too if `chasing`."""
     owner, kind = self.owner, self.kind
     movable, scout = self._rules.movable, self._rules.scout
     steps, per_square = rules_lib.MAX_DISTANCE, rules_lib.MOVES_PER_SQUARE
@@ -231,7 +250,31 @@ class StrategoState(pyspiel.State):
     forbidden = self._forbidden_return(player)
     if forbidden is not None and forbidden in actions:
       actions.remove(forbidden)
+    if chasing and self.chaser == player:
+      actions = [a for a in actions if not self.repeats_chase(player, a)]
     return actions
+
+  def repeats_chase(self, player: int, action: int) -> bool:
+    """Whether the more-squares rule forbids this move of the chaser: a
+    chasing move back to a position of the chase, other than straight back
+    to where the piece came from on the chaser's previous move."""
+    move = self._rules.decode_move(action)
+    origin, target = move.origin, move.target
+    if self.owner[target] != _NO_PIECE or not any(
+        self.evading[square] for square in rules_lib.NEIGHBOURS[target]):
+      return False  # An attack, or a move that chases no evading piece.
+    last = self.last_move[player]
+    if last is not None and last[:2] == (target, origin):
+      return False
+    after = bytearray(self._position_key())
+    after[origin], after[target] = after[target], after[origin]
+    return bytes(after) in self.chase_positions
+
+  def _position_key(self) -> bytes:
+    """The position as the more-squares rule compares them: each square's
+    owner and piece type."""
+    return bytes((owner + 1) * 16 + kind + 1
+                 for owner, kind in zip(self.owner, self.kind))
 
   def _forbidden_return(self, player: int) -> Optional[int]:
     """The move back that the two-square rule forbids now, if any."""
@@ -289,11 +332,13 @@ class StrategoState(pyspiel.State):
     move = self._rules.decode_move(action)
     origin, target = move.origin, move.target
     mover = self.kind[origin]
-    if self.owner[target] == 1 - player:
+    attack = self.owner[target] == 1 - player
+    if attack:
       self._attack(player, origin, target)
       self.last_move[player] = None
       self.back_and_forth[player] = 0
     else:
+      self.last_combat = None
       self._relocate(origin, target)
       self.moved[target] = True
       if move.distance > 1:
@@ -311,11 +356,45 @@ class StrategoState(pyspiel.State):
           f"{scout}")
     self.moves.append((origin, target, action))
     self.ply += 1
+    if self._more_squares_rule:
+      self._update_chase(player, origin, target, attack)
     self._end_turn_checks(mover=player)
+
+  def _update_chase(self, player: int, origin: int, target: int,
+                    attack: bool) -> None:
+    """Follows the chase (see `rules.py`) after `player`'s move."""
+    if attack:
+      self._end_chase()
+    elif self.chaser == 1 - player:
+      if self.chase_square in rules_lib.NEIGHBOURS[origin]:  # An evasion.
+        self.evading[target] = True
+        self.chase_positions.append(self._position_key())
+        return
+      self._end_chase()
+    elif self.chaser == player:
+      if self._threatens(target):
+        self.chase_square = target
+        self.chase_positions.append(self._position_key())
+        return
+      self._end_chase()
+    if self.owner[target] == player and self._threatens(target):
+      self.chaser, self.chase_square = player, target
+      self.chase_positions.append(self._position_key())
+
+  def _threatens(self, square: int) -> bool:
+    """Whether the piece on `square` stands next to an opponent piece."""
+    opponent = 1 - self.owner[square]
+    return any(self.owner[n] == opponent for n in rules_lib.NEIGHBOURS[square])
+
+  def _end_chase(self) -> None:
+    self.chaser = self.chase_square = None
+    self.chase_positions.clear()
+    self.evading = [False] * rules_lib.NUM_SQUARES
 
   def _attack(self, player: int, origin: int, target: int) -> None:
     attacker, defender = self.kind[origin], self.kind[target]
     outcome = self._rules.combat_outcomes[attacker][defender]
+    self.last_combat = (attacker, defender, outcome)
     types = self._rules.types
     self.public_moves.append(
         f"{rules_lib.square_name(origin)}x{rules_lib.square_name(target)} "
@@ -338,7 +417,7 @@ class StrategoState(pyspiel.State):
     """Moves the piece on `origin`, with its flags, to the empty `target`."""
     player = self.owner[origin]
     for squares in (self.owner, self.kind, self.moved, self.revealed,
-                    self.shown_scout):
+                    self.shown_scout, self.evading):
       squares[target] = squares[origin]
     self._clear(origin)
     pieces = self.pieces[player]
@@ -358,9 +437,11 @@ class StrategoState(pyspiel.State):
     self.moved[square] = False
     self.revealed[square] = False
     self.shown_scout[square] = False
+    self.evading[square] = False
 
   def _end_turn_checks(self, mover: int) -> None:
-    """Ends the game on a draw by the ply limit or when the next cannot move."""
+    """Ends the game on a draw by the ply limit, or when the next player
+    cannot move: it loses, or draws if `mover` could not move either."""
     if self.winner is not None:
       return
     if self.ply >= self._ply_limit:
@@ -368,17 +449,29 @@ class StrategoState(pyspiel.State):
       return
     self._legal = self._move_actions(1 - mover)
     if not self._legal:
-      self.winner = mover
+      both_stuck = self._both_stuck_draw and not self._move_actions(
+          mover, chasing=False)
+      self.winner = -1 if both_stuck else mover
 
   # Strings.
 
   def _action_to_string(self, player: int, action: int) -> str:
+    """The action as `player` may know it: `Sc b3-b7` (with the moving
+    piece's type) to the piece's owner, to everybody once the type is public
+    (revealed by an attack or a long move), and to the chance player (any
+    negative id); `b3-b7` to the other player while it is hidden. Another
+    player's placement is only `placement`."""
+    omniscient = player < 0
     if self._rules.is_placement(action):
-      return self._rules.action_to_string(action, None)
+      placing = not self.setup_done() and self.placing_player() == player
+      return (self._rules.action_to_string(action, None)
+              if placing or omniscient else "placement")
     move = self._rules.decode_move(action)
-    piece_type = (None if move.target is None or
-                  self.kind[move.origin] == _NO_PIECE else
-                  self.kind[move.origin])
+    origin = move.origin
+    known = (omniscient or self.owner[origin] == player or
+             self.revealed[origin] or self.shown_scout[origin])
+    piece_type = (self.kind[origin] if known and move.target is not None and
+                  self.kind[origin] != _NO_PIECE else None)
     return self._rules.action_to_string(action, piece_type)
 
   def piece_letter(self, square: int, viewer: Optional[int],
@@ -480,6 +573,35 @@ class StrategoState(pyspiel.State):
     return self.view_string(None)
 
 
+def describe_last_ply(state: StrategoState, viewer: int) -> str:
+  """The last ply in words for `viewer`, with what an attack revealed:
+  "your Scout hit their Bomb on c6 and was removed"."""
+  if not state.moves:
+    return "no move yet"
+  origin, target, _ = state.moves[-1]
+  mover = (state.ply - 1) % 2
+  names = [t.name for t in state.get_game().rules.types]
+  where = rules_lib.square_name(target)
+  own, other = (("your", "their") if mover == viewer else ("their", "your"))
+  if state.last_combat is None:
+    who = "you" if mover == viewer else "the opponent"
+    step = f"{who} moved {rules_lib.square_name(origin)}-{where}"
+    return step + (" (a Scout: no other piece moves that far)"
+                   if state.shown_scout[target] and
+                   abs(target - origin) not in (1, rules_lib.BOARD_SIZE)
+                   else "")
+  attacker, defender, outcome = state.last_combat
+  fighters = f"{own} {names[attacker]}", f"{other} {names[defender]}"
+  if outcome == rules_lib.FLAG_CAPTURED:
+    return f"{fighters[0]} captured {fighters[1]} on {where}"
+  if outcome == rules_lib.ATTACKER_WINS:
+    return f"{fighters[0]} took {fighters[1]} on {where}"
+  if outcome == rules_lib.DEFENDER_WINS:
+    verb = "hit" if names[defender] == "Bomb" else "attacked"
+    return f"{fighters[0]} {verb} {fighters[1]} on {where} and was removed"
+  return f"{fighters[0]} and {fighters[1]} on {where} removed each other"
+
+
 def parse_action(state: StrategoState, text: str) -> int:
   """The legal action that a person's notation names in `state`.
 
@@ -569,6 +691,10 @@ def _move_or_reason(state: StrategoState, piece: Optional[str], origin: int,
     raise ValueError(f"{end} holds your own piece")
   action = rules.move_action(origin, direction, distance)
   if action not in state.legal_actions():
+    if state.chaser == player and state.repeats_chase(player, action):
+      raise ValueError(
+          f"the more-squares rule: {start}-{end} would chase an evading piece "
+          "back into a position this chase has already had")
     raise ValueError(
         f"the two-square rule: {start}-{end} would be the 4th move in a row "
         f"between these squares")

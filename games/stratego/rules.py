@@ -21,6 +21,27 @@ Placement order: each player places its army in the order of `Rules.types`
 setup has exactly one placement sequence. Player 0 places all its pieces, then
 player 1.
 
+Rules against endless play:
+  * two-square rule: a piece may not move back and forth between the same two
+    squares more than 3 times in a row (`MAX_BACK_AND_FORTH`; an attack ends
+    the count; the International Stratego Federation's (ISF) tournament rules
+    allow 5);
+  * the ISF's more-squares rule, no endless chasing: a player who keeps
+    threatening (moving a piece next to) opponent pieces that keep evading
+    (moving away the threatened piece on the next turn) may not make a
+    chasing move (one that threatens a piece that evaded during this chase)
+    that recreates a position of the board (each square's owner and piece
+    type) that occurred during the chase, except moving the chasing piece
+    straight back to the square it came from on the previous turn. A chase
+    ends when the chaser makes a move that threatens nothing, the other player
+    makes a move that is not an evasion, or anybody attacks; the last
+    `CHASE_MEMORY` positions of a chase are remembered (a lap around a lake
+    takes 24 plies);
+  * a player who cannot move loses, unless the other player could not move
+    either: then the game is a draw.
+Games take `more_squares_rule` and `both_stuck_draw` parameters (default
+true) to play without the last two.
+
 Board notation: a row is 10 characters, `.` an empty square, `~` a lake, a
 piece letter (`PieceType.letter`) uppercase for player 0 and lowercase for
 player 1; rows are written top (row 9) to bottom (row 0) and joined by `/`. A
@@ -46,6 +67,7 @@ DIRECTION_STEPS = ((1, 0), (-1, 0), (0, -1), (0, 1))  # (row, column) steps.
 MOVES_PER_SQUARE = NUM_DIRECTIONS * MAX_DISTANCE
 NUM_MOVE_ACTIONS = NUM_SQUARES * MOVES_PER_SQUARE
 MAX_BACK_AND_FORTH = 3  # The 4th move between the same two squares is illegal.
+CHASE_MEMORY = 32  # Positions of a chase the more-squares rule remembers.
 
 EMPTY = "."
 LAKE = "~"
@@ -125,6 +147,8 @@ def _ray(square: int, direction: int) -> tuple[int, ...]:
 # RAYS[square][direction]: the squares a piece could pass, nearest first.
 RAYS = tuple(tuple(_ray(square, d) for d in range(NUM_DIRECTIONS))
              for square in range(NUM_SQUARES))
+# NEIGHBOURS[square]: the squares next to it (not lakes), which it threatens.
+NEIGHBOURS = tuple(tuple(ray[0] for ray in rays if ray) for rays in RAYS)
 
 
 def ray_table() -> np.ndarray:
@@ -139,6 +163,11 @@ def ray_table() -> np.ndarray:
     for direction, ray in enumerate(rays):
       table[square, direction, :len(ray)] = ray
   return table
+
+
+def neighbour_table() -> np.ndarray:
+  """NEIGHBOURS as a [squares + 1, directions] array, padded NO_SQUARE."""
+  return ray_table()[:, :, 0]
 
 
 def combat_outcome(attacker: PieceType, defender: PieceType) -> int:

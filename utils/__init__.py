@@ -1,0 +1,1 @@
+"""Helpers every part of the plugin shares: the example binaries' edges."""

@@ -1,0 +1,142 @@
+"""What every example binary shares at its edges: flags in, errors out.
+
+`run(main)` replaces `absl.app.run(main)`: a bad flag value, or a
+`UsageError` raised by `main` (a bad game string, a state that does not
+parse), ends the program with one line on stderr, `<program>: error: ...`,
+and exit code 2, instead of absl's usage text or a traceback; an interrupt
+ends it with exit code 130, and a reader that stops reading (`| head`) ends
+it quietly. It also keeps JAX's probe for a TPU from
+printing its "Unable to initialize backend 'tpu'" line, without choosing a
+platform (a machine with a GPU still uses it).
+
+`load_game` loads a game string and turns what is wrong with it into such an
+error: an unknown game name lists the plugin's games. `user_input(flag)`
+turns the `ValueError` or `pyspiel.SpielError` that library code raises on a
+bad value into one, naming the flag it came from.
+"""
+
+import contextlib
+import difflib
+import logging
+import os
+import pathlib
+import sys
+import tempfile
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+from absl import app
+from absl import flags
+
+import open_spiel_ext
+import pyspiel
+
+USAGE_ERROR_EXIT_CODE = 2
+INTERRUPTED_EXIT_CODE = 130
+BROKEN_PIPE_EXIT_CODE = 1
+# The logger of JAX's backend discovery, which reports each platform it could
+# not start (TPU on every machine without one) at INFO level.
+_BACKEND_LOGGER = "jax._src.xla_bridge"
+
+
+def _program() -> str:
+  return pathlib.Path(sys.argv[0]).stem or "open_spiel_ext"
+
+
+def _exit_with_error(message: str) -> None:
+  print(f"{_program()}: error: {message}", file=sys.stderr, flush=True)
+  sys.exit(USAGE_ERROR_EXIT_CODE)
+
+
+def _parse_flags(argv: Sequence[str]) -> list[str]:
+  try:
+    return flags.FLAGS(list(argv))
+  except flags.Error as error:
+    _exit_with_error(f"{error} (--helpshort lists the flags)")
+
+
+def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
+  try:
+    return main(argv)
+  except app.UsageError as error:
+    _exit_with_error(str(error))
+  except KeyboardInterrupt:
+    print(f"{_program()}: interrupted", file=sys.stderr, flush=True)
+    sys.exit(INTERRUPTED_EXIT_CODE)
+  except BrokenPipeError:  # The reader left (`| head`): stop quietly.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(BROKEN_PIPE_EXIT_CODE)
+
+
+def run(main: Callable[[list[str]], Any]) -> None:
+  """Runs an example's `main` as `absl.app.run` does, with one-line errors."""
+  logging.getLogger(_BACKEND_LOGGER).setLevel(logging.WARNING)
+  app.run(lambda argv: _guarded(main, argv), flags_parser=_parse_flags)
+
+
+@contextlib.contextmanager
+def user_input(flag: Optional[str] = None) -> Iterator[None]:
+  """Turns ValueError, SpielError or OSError in the block into a UsageError.
+
+  Wrap only code whose failure means the user's input is bad (parsing a
+  flag's value, checking a game against what an algorithm needs), so that
+  a bug elsewhere still shows its traceback.
+
+  Args:
+    flag: the flag the input came from, named in the message.
+  """
+  try:
+    yield
+  except (ValueError, pyspiel.SpielError, OSError) as error:
+    prefix = f"--{flag}: " if flag else ""
+    raise app.UsageError(f"{prefix}{error}") from None
+
+
+@contextlib.contextmanager
+def _native_stderr_held_back() -> Iterator[None]:
+  """Holds back what native code writes to stderr; replays it unless the
+  block raises (pyspiel prints each error, with every game's name for an
+  unknown one, before raising it)."""
+  sys.stderr.flush()
+  saved = os.dup(2)
+  with tempfile.TemporaryFile() as held:
+    os.dup2(held.fileno(), 2)
+    try:
+      yield
+    finally:
+      os.dup2(saved, 2)
+      os.close(saved)
+    held.seek(0)
+    sys.stderr.buffer.write(held.read())
+    sys.stderr.flush()
+
+
+def _game_names(parameters: dict[str, Any]) -> list[str]:
+  """The game named by parsed game-string parameters, and any nested one."""
+  names = [parameters["name"]]
+  for value in parameters.values():
+    if isinstance(value, dict) and "name" in value:
+      names += _game_names(value)
+  return names
+
+
+def unknown_game_message(name: str) -> str:
+  """Says that `name` is no game and which are: the plugin's, in full."""
+  close = difflib.get_close_matches(name, pyspiel.registered_names(), n=3)
+  suggestion = f"did you mean {', '.join(close)}? " if close else ""
+  return (f"unknown game {name!r}; {suggestion}the plugin's games are "
+          f"{', '.join(open_spiel_ext.registered_games())} "
+          "(open_spiel_ext.registered_games()); OpenSpiel's are listed by "
+          "pyspiel.registered_names()")
+
+
+def load_game(game_string: str, flag: str = "game") -> pyspiel.Game:
+  """`pyspiel.load_game(game_string)`, or a UsageError saying what is wrong."""
+  try:
+    with _native_stderr_held_back():
+      for name in _game_names(pyspiel.game_parameters_from_string(game_string)):
+        if name not in pyspiel.registered_names():
+          raise app.UsageError(f"--{flag}={game_string}: "
+                               f"{unknown_game_message(name)}")
+      return pyspiel.load_game(game_string)
+  except (pyspiel.SpielError, ValueError) as error:
+    raise app.UsageError(f"--{flag}={game_string}: {error}") from None
