@@ -3,7 +3,8 @@
 Plies per second of uniformly random play from uniformly random setups, side
 by side in one run: through the pyspiel API (one state at a time,
 `legal_actions` and `apply_action`) and through the batched engine at batch
-sizes 1, 64 and 1024 (`random_rollout`, a jitted scan). Only plies of games
+sizes 1, 64 and 1024 (`random_rollout`, a jitted scan), and at 1024 again
+with the more-squares rule and the both-stuck draw off (what they cost). Only plies of games
 still going count; setups count as time but not as plies; the batched
 engine's compilation is timed apart. Each measurement runs in its own process,
 so its peak resident memory is its own. Prints a table and writes a bar chart.
@@ -68,12 +69,15 @@ def pyspiel_rate(army: str, seconds: float) -> dict[str, float]:
           "compile_seconds": 0.0, "peak_mb": peak_memory_mb()}
 
 
-def batched_rate(army: str, batch: int, steps: int,
-                 rollouts: int) -> dict[str, float]:
-  """Uniformly random plies per second through the batched engine."""
+def batched_rate(army: str, batch: int, steps: int, rollouts: int,
+                 rules: bool = True) -> dict[str, float]:
+  """Uniformly random plies per second through the batched engine, with the
+  more-squares rule and the both-stuck draw on or off."""
   import jax  # pylint: disable=g-import-not-at-top
   from open_spiel_ext.games.stratego import batched  # pylint: disable=g-import-not-at-top
-  engine = batched.BatchedStratego(army, 1000 if army == "barrage" else 2000)
+  engine = batched.BatchedStratego(army, 1000 if army == "barrage" else 2000,
+                                   more_squares_rule=rules,
+                                   both_stuck_draw=rules)
   start = time.perf_counter()
   boards = engine.random_setups(jax.random.PRNGKey(0), batch)
   jax.block_until_ready(engine.random_rollout(jax.random.PRNGKey(1), boards,
@@ -99,9 +103,10 @@ def _in_own_process(function, *args) -> dict[str, float]:
 
 def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
   """Bars of plies per second per engine, one group per army."""
-  labels = ["pyspiel"] + [f"batched {b}" for b in BATCH_SIZES]
+  labels = (["pyspiel"] + [f"batched {b}" for b in BATCH_SIZES] +
+            [f"{BATCH_SIZES[-1]} no rules"])
   x = np.arange(len(labels))
-  fig, ax = plt.subplots(figsize=(8, 4))
+  fig, ax = plt.subplots(figsize=(9, 4))
   for offset, army in ((-0.2, "barrage"), (0.2, "classic")):
     ax.bar(x + offset, [results[army, label]["plies_per_second"]
                         for label in labels], width=0.4, label=army)
@@ -126,7 +131,10 @@ def main(argv: Sequence[str]) -> None:
     runs = [("pyspiel", pyspiel_rate, (army, _SECONDS.value))] + [
         (f"batched {batch}", batched_rate,
          (army, batch, _ROLLOUT_STEPS.value, _ROLLOUTS.value))
-        for batch in BATCH_SIZES]
+        for batch in BATCH_SIZES] + [
+            (f"{BATCH_SIZES[-1]} no rules", batched_rate,
+             (army, BATCH_SIZES[-1], _ROLLOUT_STEPS.value, _ROLLOUTS.value,
+              False))]
     for label, function, args in runs:
       result = _in_own_process(function, *args)
       results[army, label] = result

@@ -22,7 +22,7 @@ import os
 import pathlib
 import sys
 import tempfile
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, NoReturn, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -42,7 +42,7 @@ def _program() -> str:
   return pathlib.Path(sys.argv[0]).stem or "open_spiel_ext"
 
 
-def _exit_with_error(message: str) -> None:
+def _exit_with_error(message: str) -> NoReturn:
   print(f"{_program()}: error: {message}", file=sys.stderr, flush=True)
   sys.exit(USAGE_ERROR_EXIT_CODE)
 

@@ -38,6 +38,7 @@ EXHAUSTED = "open list empty"
 NODE_BUDGET = "node budget reached"
 MEMORY_BUDGET = "memory budget reached"
 AVAILABLE_MEMORY_FRACTION = 0.8  # Of what is free when a search starts.
+MEMORY_CHECK_SECONDS = 0.05  # Between readings of the process's memory.
 
 
 @dataclasses.dataclass
@@ -210,6 +211,7 @@ def batch_weighted_astar(
   generated = expansions = steps = 0
   best_h = float("inf")
   next_report = began + progress_seconds
+  memory_used, next_memory_check = 0, began
 
   def result(actions, reason):
     return AStarResult(actions, generated, expansions, steps,
@@ -218,11 +220,14 @@ def batch_weighted_astar(
   while open_heap:
     if generated >= max_nodes:
       return result(None, NODE_BUDGET)
-    memory_used = resident_bytes() - base_memory
-    if memory_used >= memory_limit:
-      return result(None, MEMORY_BUDGET)
-    if progress is not None and time.perf_counter() >= next_report:
-      next_report = time.perf_counter() + progress_seconds
+    now = time.perf_counter()
+    if now >= next_memory_check:
+      memory_used = resident_bytes() - base_memory
+      next_memory_check = now + MEMORY_CHECK_SECONDS
+      if memory_used >= memory_limit:
+        return result(None, MEMORY_BUDGET)
+    if progress is not None and now >= next_report:
+      next_report = now + progress_seconds
       progress(SearchProgress(generated, len(open_heap), open_heap[0][0],
                               best_h, time.perf_counter() - began,
                               memory_used, memory_limit))

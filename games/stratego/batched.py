@@ -332,7 +332,8 @@ class BatchedStratego:
       return boards.legal.at[index].set(legal, mode="drop")
 
     def apply(boards):
-      legal = jax.lax.cond(needs.sum() > capacity, for_all, for_some, boards)
+      legal = (for_all(boards) if capacity == batch else jax.lax.cond(
+          needs.sum() > capacity, for_all, for_some, boards))
       stuck = needs & ~legal.any(axis=-1)
       return boards._replace(
           legal=legal,

@@ -260,9 +260,9 @@ class StrategoState(pyspiel.State):
     to where the piece came from on the chaser's previous move."""
     move = self._rules.decode_move(action)
     origin, target = move.origin, move.target
-    if self.owner[target] != _NO_PIECE or not any(
+    if target is None or self.owner[target] != _NO_PIECE or not any(
         self.evading[square] for square in rules_lib.NEIGHBOURS[target]):
-      return False  # An attack, or a move that chases no evading piece.
+      return False  # Off the board, an attack, or chasing no evader.
     last = self.last_move[player]
     if last is not None and last[:2] == (target, origin):
       return False
@@ -578,18 +578,17 @@ def describe_last_ply(state: StrategoState, viewer: int) -> str:
   "your Scout hit their Bomb on c6 and was removed"."""
   if not state.moves:
     return "no move yet"
-  origin, target, _ = state.moves[-1]
+  origin, target, action = state.moves[-1]
+  rules = state.get_game().rules
   mover = (state.ply - 1) % 2
-  names = [t.name for t in state.get_game().rules.types]
+  names = [t.name for t in rules.types]
   where = rules_lib.square_name(target)
   own, other = (("your", "their") if mover == viewer else ("their", "your"))
   if state.last_combat is None:
     who = "you" if mover == viewer else "the opponent"
     step = f"{who} moved {rules_lib.square_name(origin)}-{where}"
     return step + (" (a Scout: no other piece moves that far)"
-                   if state.shown_scout[target] and
-                   abs(target - origin) not in (1, rules_lib.BOARD_SIZE)
-                   else "")
+                   if rules.decode_move(action).distance > 1 else "")
   attacker, defender, outcome = state.last_combat
   fighters = f"{own} {names[attacker]}", f"{other} {names[defender]}"
   if outcome == rules_lib.FLAG_CAPTURED:
