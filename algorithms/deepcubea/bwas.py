@@ -8,7 +8,6 @@ f = λ·g + h, a closed set that reopens nodes reached by a cheaper path.
 package (`algorithms/deepcubea/models/`).
 """
 
-import dataclasses
 import importlib.resources
 from typing import Callable, Optional
 
@@ -17,28 +16,6 @@ import numpy as np
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
-
-
-@dataclasses.dataclass
-class Solution:
-  """What BWAS found and what it cost.
-
-  Attributes:
-    actions: moves from the start to the goal, None if none was found.
-    nodes_generated: children whose cost-to-go was estimated.
-    steps: batches expanded.
-    seconds: wall-clock time.
-    stop_reason: why the search ended (`batch_astar.SOLVED`, ...).
-  """
-  actions: Optional[list[int]]
-  nodes_generated: int
-  steps: int
-  seconds: float
-  stop_reason: str
-
-  @property
-  def nodes_per_second(self) -> float:
-    return self.nodes_generated / max(self.seconds, 1e-9)
 
 
 def shipped_model_path(puzzle: str, size: int) -> str:
@@ -66,7 +43,7 @@ def solve(model: davi.CostToGo,
           memory_limit: Optional[int] = None,
           progress: Optional[Callable[[batch_astar.SearchProgress],
                                       None]] = None,
-          progress_seconds: float = 5.0) -> Solution:
+          progress_seconds: float = 5.0) -> batch_astar.AStarResult:
   """BWAS from `start` with the model's puzzle engine and network.
 
   Raises ValueError if `start` is not a state the puzzle can be in (an
@@ -79,10 +56,8 @@ def solve(model: davi.CostToGo,
                      f"{puzzles.model_name(model.config.puzzle, model.config.size)}"
                      f" states have shape {tuple(engine.goal.shape)}")
   engine.check_states(np.asarray(start)[None])
-  result = batch_astar.batch_weighted_astar(
+  return batch_astar.batch_weighted_astar(
       np.asarray(start, np.int8), batch_astar.engine_expander(engine), model,
       lambda states: np.asarray(engine.is_goal(states)), weight=weight,
       batch_size=batch_size, max_nodes=max_nodes, memory_limit=memory_limit,
       progress=progress, progress_seconds=progress_seconds)
-  return Solution(result.actions, result.nodes_generated, result.steps,
-                  result.seconds, result.stop_reason)

@@ -60,6 +60,10 @@ class AStarResult:
   seconds: float
   stop_reason: str = SOLVED
 
+  @property
+  def nodes_per_second(self) -> float:
+    return self.nodes_generated / max(self.seconds, 1e-9)
+
 
 @dataclasses.dataclass
 class SearchProgress:
