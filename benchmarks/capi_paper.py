@@ -30,7 +30,7 @@ import numpy as np
 from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.examples import coop_runs
-from open_spiel_ext.examples import reporting
+from open_spiel_ext.utils import reporting
 
 EXPERIMENTS = ("tiny_hanabi", "trade_comm", "tiny_bridge")
 TRADE_COMM = "trade_comm(num_items=12)"

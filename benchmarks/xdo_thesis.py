@@ -44,7 +44,7 @@ from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import policies
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.examples import cfr_runs
-from open_spiel_ext.examples import reporting
+from open_spiel_ext.utils import reporting
 import pyspiel
 
 SECTIONS = ("leduc", "clones", "histories", "gmp", "populations", "pure")

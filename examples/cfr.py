@@ -18,8 +18,8 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.examples import cfr_runs
-from open_spiel_ext.examples import reporting
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
 
 _GAME = flags.DEFINE_string("game", "leduc_poker",
                             "Game string of a 2-player zero-sum game.")

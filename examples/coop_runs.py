@@ -16,7 +16,7 @@ import numpy as np
 from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
-from open_spiel_ext.examples import reporting
+from open_spiel_ext.utils import reporting
 import pyspiel
 
 

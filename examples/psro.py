@@ -19,8 +19,8 @@ from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
-from open_spiel_ext.examples import reporting
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
 
 _GAME = flags.DEFINE_string("game", "leduc_poker",
                             "Game string of a 2-player zero-sum game.")

@@ -19,8 +19,8 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import xdo
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
-from open_spiel_ext.examples import reporting
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
 
 _GAME = flags.DEFINE_string("game", "xdo_clone_leduc(clones=2)",
                             "Game string of a 2-player zero-sum game.")

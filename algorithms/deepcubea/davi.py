@@ -432,8 +432,8 @@ class CostToGo:
 def train(config: DaviConfig, settings: RunSettings,
           log: Callable[[str], None] = print) -> tuple[TrainState, Progress]:
   """Runs (or resumes) DAVI until `settings.iterations` or its time limit."""
-  # Imported here: the examples' reporting pulls in matplotlib.
-  from open_spiel_ext.examples import reporting  # pylint: disable=g-import-not-at-top
+  # Imported here: reporting pulls in matplotlib.
+  from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
   os.makedirs(settings.output_dir, exist_ok=True)
   checkpoint_path = os.path.join(settings.output_dir, CHECKPOINT)
   davi = Davi(config)
@@ -543,7 +543,7 @@ def _evaluate_and_plot(davi: Davi, train_state: TrainState, key: jax.Array,
 def plot_training(metrics_path: str, plot_path: str,
                   config: DaviConfig) -> None:
   """Loss and target updates; greedy solve rate and mean J by depth."""
-  from open_spiel_ext.examples import reporting  # pylint: disable=g-import-not-at-top
+  from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
   plt = reporting.plt
   with open(metrics_path, encoding="utf-8") as f:
     records = [json.loads(line) for line in f]

@@ -1,4 +1,5 @@
-"""Output shared by the example binaries and benchmarks: JSON lines and plots."""
+"""Output shared by the algorithms, examples and benchmarks: JSON lines of
+metrics, plots, and policies as JSON."""
 
 import dataclasses
 import json
