@@ -31,6 +31,10 @@ import numpy as np
 import optax
 
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.nn import layers
+from open_spiel_ext.algorithms.nn import masking
+from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.utils import padding
 
 ACQUISITIONS = ("sample", "most_likely")
 POLICIES = ("network", "tabular")
@@ -121,26 +125,6 @@ class _Decision:
   chosen: Optional[tuple[np.ndarray, np.ndarray]] = None
 
 
-def _residual_trunk(features: jax.Array, sizes: Sequence[int]) -> jax.Array:
-  """Dense ReLU layers; a layer as wide as its input also adds its input
-  (the reference network's 3 × 256 trunk)."""
-  x = features
-  for layer, width in enumerate(sizes):
-    y = hk.Linear(width, name=f"trunk_{layer}")(x)
-    x = jax.nn.relu(y + x if x.shape[-1] == width else y)
-  return x
-
-
-def _bucket(n: int) -> int:
-  """The next power of two >= n, to bound the shapes jit compiles for."""
-  return 1 << max(0, (n - 1).bit_length())
-
-
-def _pad(array: np.ndarray, size: int) -> np.ndarray:
-  padding = [(0, size - len(array))] + [(0, 0)] * (array.ndim - 1)
-  return np.pad(array, padding)
-
-
 class Capi:
   """A CAPI learner for one game and one seed."""
 
@@ -155,7 +139,7 @@ class Capi:
     self._payoff_range = (mdp.game.min_utility(), mdp.game.max_utility())
 
     def forward(features, with_policy=True):
-      trunk = _residual_trunk(features, config.hidden_sizes)
+      trunk = layers.residual_trunk(features, config.hidden_sizes)
       value = hk.Linear(1, name="value")(trunk)[:, 0]
       if config.squash_values:
         low, high = self._payoff_range
@@ -167,15 +151,15 @@ class Capi:
           (-1, 2, self.max_private, self.num_actions))
 
     self.network = hk.without_apply_rng(hk.transform(forward))
-    self.params = self.network.init(
-        jax.random.PRNGKey(config.seed),
-        np.zeros((1, mdp.num_features), np.float32))
     self.optimizer = optax.adam(config.learning_rate)
-    self.opt_state = self.optimizer.init(self.params)
+    self.train_state = training.init_train_state(
+        self.network.init(jax.random.PRNGKey(config.seed),
+                          np.zeros((1, mdp.num_features), np.float32)), {},
+        self.optimizer)
     self._apply = jax.jit(self.network.apply)
     self._value = jax.jit(lambda params, features: self.network.apply(
         params, features, with_policy=False)[0])
-    self._update = jax.jit(self._update_step)
+    self._update = jax.jit(training.make_update(self._loss, self.optimizer))
     if config.policy == "tabular":
       self.table = self._uniform_table()
     if sum(mdp.num_private) + len(mdp.stages).bit_length() > 62:
@@ -206,8 +190,7 @@ class Capi:
                           .num_actions(p)] for p, n in
                enumerate(self.mdp.num_private)] for b in beliefs]
     features = np.stack([self.mdp.belief_features(b) for b in beliefs])
-    _, logits = self._apply(self.params,
-                            _pad(features, _bucket(len(features))))
+    _, logits = self._apply(self.train_state.params, _bucketed(features))
     logits = np.asarray(logits, np.float64)
     rows = []
     for index, belief in enumerate(beliefs):
@@ -312,7 +295,7 @@ class Capi:
             pub_mdp.normalised_reach(
                 ((keys[:, 1 + p, None] >> np.arange(n)) & 1).astype(np.float32))
             for p, n in enumerate(self.mdp.num_private)], axis=1)
-    values = self._value(self.params, _pad(features, _bucket(len(features))))
+    values = self._value(self.train_state.params, _bucketed(features))
     return np.asarray(values, np.float64)[:len(keys)]
 
   # Episodes -----------------------------------------------------------------
@@ -363,24 +346,20 @@ class Capi:
 
   # Training -----------------------------------------------------------------
 
-  def _update_step(self, params, opt_state, features, targets, weights,
-                   row_sample, row_player, row_private, row_action,
-                   row_legal, row_weights):
-    def loss_fn(params):
-      values, logits = self.network.apply(params, features)
-      value_loss = jnp.sum(weights * (values - targets)**2)
-      if self.config.policy != "network":
-        return value_loss, value_loss
-      row_logits = logits[row_sample, row_player, row_private]
-      row_logits = jnp.where(row_legal, row_logits, -1e9)
-      log_probs = jax.nn.log_softmax(row_logits)
-      chosen = jnp.take_along_axis(log_probs, row_action[:, None], 1)[:, 0]
-      policy_loss = -jnp.sum(row_weights * chosen)
-      return value_loss + self.config.policy_loss_weight * policy_loss, (
-          value_loss)
-    (_, value_loss), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
-    updates, opt_state = self.optimizer.update(grads, opt_state, params)
-    return optax.apply_updates(params, updates), opt_state, value_loss
+  def _loss(self, params, net_state, features, targets, weights, row_sample,
+            row_player, row_private, row_action, row_legal, row_weights):
+    """The value loss toward q*, plus the policy's cross-entropy toward Γ*
+    (network policy only); the value loss is the auxiliary output."""
+    values, logits = self.network.apply(params, features)
+    value_loss = jnp.sum(weights * (values - targets)**2)
+    if self.config.policy != "network":
+      return value_loss, (net_state, value_loss)
+    log_probs = masking.masked_log_softmax(
+        logits[row_sample, row_player, row_private], row_legal)
+    chosen = jnp.take_along_axis(log_probs, row_action[:, None], 1)[:, 0]
+    policy_loss = -jnp.sum(row_weights * chosen)
+    return value_loss + self.config.policy_loss_weight * policy_loss, (
+        net_state, value_loss)
 
   def train_on(self, decisions: Sequence[_Decision]) -> float:
     """Fits v to q* and the policy to Γ*; returns the value loss.
@@ -389,19 +368,20 @@ class Capi:
     the losses are means within a depth, summed over depths.
     """
     start = time.perf_counter()
-    size = _bucket(len(decisions))
-    features = _pad(np.stack([self.mdp.belief_features(d.belief)
-                              for d in decisions]), size)
-    targets = _pad(np.array([d.q for d in decisions], np.float32), size)
+    size = padding.next_power_of_two(len(decisions))
+    features = padding.pad_rows(np.stack([self.mdp.belief_features(d.belief)
+                                          for d in decisions]), size)
+    targets = padding.pad_rows(np.array([d.q for d in decisions], np.float32),
+                               size)
     depths = np.array([d.depth for d in decisions])
-    weights = _pad(_per_depth_weights(depths), size)
+    weights = padding.pad_rows(_per_depth_weights(depths), size)
     rows = self._policy_rows(decisions, depths)
     if self.config.policy == "tabular":
       self._update_table(decisions)
     loss = 0.0
     for _ in range(self.config.updates_per_episode):
-      self.params, self.opt_state, loss = self._update(
-          self.params, self.opt_state, features, targets, weights, *rows)
+      self.train_state, (_, loss) = self._update(
+          self.train_state, features, targets, weights, *rows)
     self.timers["training"] += time.perf_counter() - start
     return float(loss)
 
@@ -414,7 +394,7 @@ class Capi:
         for private in np.flatnonzero(decision.belief.reach[player]):
           entries.append((index, player, private, stage.actions[player][
               decision.target[player][private]], stage.actions[player]))
-    size = _bucket(max(len(entries), 1))
+    size = padding.next_power_of_two(len(entries))
     columns = [np.zeros(size, np.int32) for _ in range(4)]
     legal = np.zeros((size, self.num_actions), bool)
     for row, (*values, actions) in enumerate(entries):
@@ -451,6 +431,11 @@ class Capi:
 
   def greedy_value(self) -> float:
     return pub_mdp.evaluate_policy(self.mdp, self.greedy_prescription)
+
+
+def _bucketed(features: np.ndarray) -> np.ndarray:
+  """Features padded to a power of two of rows (few jit compilations)."""
+  return padding.pad_rows(features, padding.next_power_of_two(len(features)))
 
 
 def _action_masks(gamma: np.ndarray, privates: np.ndarray,

@@ -30,6 +30,7 @@ from typing import Iterator, Optional
 import numpy as np
 
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.nn import masking
 
 ALGORITHMS = ("iql", "hql", "vdn", "sad", "ia2c2", "pub_mdp_q")
 
@@ -161,13 +162,22 @@ class _TabularLearner:
     return (run, stage, private,
             partner if self.config.algorithm == "sad" else 0)
 
-  def _masked(self, player, run, stage, private, partner) -> np.ndarray:
-    values = self.tables[player][self._observation(run, stage, private,
-                                                   partner)]
-    return np.where(self.arrays.legal[stage, player], values, -np.inf)
+  def _values(self, player, run, stage, private, partner) -> np.ndarray:
+    return self.tables[player][self._observation(run, stage, private,
+                                                 partner)]
+
+  def _greedy(self, player, run, stage, private, partner) -> np.ndarray:
+    return masking.masked_argmax(
+        self._values(player, run, stage, private, partner),
+        self.arrays.legal[stage, player])
+
+  def _policy(self, player, run, stage, private) -> np.ndarray:
+    return masking.masked_softmax(
+        self._values(player, run, stage, private, 0),
+        self.arrays.legal[stage, player])
 
   def _act(self, player, run, stage, private, partner, epsilon):
-    greedy = np.argmax(self._masked(player, run, stage, private, partner), -1)
+    greedy = self._greedy(player, run, stage, private, partner)
     if self.config.algorithm == "ia2c2":
       acted = self._sample_softmax(player, run, stage, private)
     else:
@@ -177,7 +187,7 @@ class _TabularLearner:
     return np.where(self.arrays.actors[stage, player], acted, 0), greedy
 
   def _sample_softmax(self, player, run, stage, private):
-    probabilities = _softmax(self._masked(player, run, stage, private, 0))
+    probabilities = self._policy(player, run, stage, private)
     cumulative = np.cumsum(probabilities, -1)
     draws = self.rng.random(len(stage))[:, None]
     return np.minimum((cumulative < draws).sum(-1),
@@ -196,8 +206,7 @@ class _TabularLearner:
       actions, greedy = [], []
       for player, private in enumerate((x0, x1)):
         if epsilon is None:
-          chosen = np.argmax(self._masked(player, run, here, private,
-                                          partner_greedy), -1)
+          chosen = self._greedy(player, run, here, private, partner_greedy)
           acted = np.where(arrays.actors[here, player], chosen, 0)
           chosen_greedy = acted
         else:
@@ -252,8 +261,10 @@ class _TabularLearner:
         future = future + step.reward
         targets[player][t] = future
         acting = step.alive & self.arrays.actors[step.stage, player]
-        bootstrap = self._masked(player, run, step.stage, private,
-                                 step.partner_greedy).max(-1)
+        bootstrap = masking.masked_max(
+            self._values(player, run, step.stage, private,
+                         step.partner_greedy),
+            self.arrays.legal[step.stage, player])
         future = np.where(acting, bootstrap, future)
     for t, player, acting, index in self._decisions(steps, run, (x0, x1)):
       error = targets[player][t] - self.tables[player][index]
@@ -289,16 +300,10 @@ class _TabularLearner:
       for player, private in enumerate((x0, x1)):
         acting = step.alive & self.arrays.actors[step.stage, player]
         index = (run, step.stage, private, 0)
-        gradient = -_softmax(self._masked(player, run, step.stage, private, 0))
+        gradient = -self._policy(player, run, step.stage, private)
         gradient[np.arange(len(run)), step.actions[player]] += 1
         self.tables[player][index] += np.where(
-            acting, learning_rate * advantage, 0)[:, None] * np.nan_to_num(
-                gradient)
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-  shifted = np.exp(logits - logits.max(-1, keepdims=True))
-  return shifted / shifted.sum(-1, keepdims=True)
+            acting, learning_rate * advantage, 0)[:, None] * gradient
 
 
 def _draw_deals(prior: np.ndarray, runs: int, rng: np.random.Generator):
@@ -334,9 +339,10 @@ def train(mdp: pub_mdp.PubMdp, config: BaselineConfig, runs: int,
 def _train_pub_mdp_q(mdp, config, runs, rng) -> Iterator[Evaluation]:
   """Q-learning of the coordinator over the enumerated belief graph."""
   graph = pub_mdp.belief_graph(mdp)
-  valid = np.isfinite(graph.rewards)
+  valid = graph.valid
   choices = valid.sum(1)
-  q = np.where(valid, rng.uniform(0, 1e-6, (runs,) + valid.shape), -np.inf)
+  q = masking.masked_logits(rng.uniform(0, 1e-6, (runs,) + valid.shape),
+                            valid)
   run = np.arange(runs)
   for episode in range(config.episodes):
     epsilon, learning_rate = config.decayed(episode)

@@ -29,6 +29,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from open_spiel_ext.algorithms.nn import masking
 import pyspiel
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -430,13 +431,15 @@ class BeliefGraph:
   Attributes:
     beliefs: the beliefs.
     prescriptions: per belief, its stage's joint prescriptions (Γ0, Γ1).
-    rewards: [beliefs, J] expected immediate reward (J: most prescriptions at
-      any belief; padding has reward -inf).
+    valid: [beliefs, J] which of the J entries are prescriptions (J: most
+      prescriptions at any belief; the rest is padding).
+    rewards: [beliefs, J] expected immediate reward (0 for padding).
     next_belief: [beliefs, J, O] successor beliefs (-1: none or padding).
     probability: [beliefs, J, O] their probabilities.
   """
   beliefs: tuple[Belief, ...]
   prescriptions: tuple[list[tuple[np.ndarray, np.ndarray]], ...]
+  valid: np.ndarray
   rewards: np.ndarray
   next_belief: np.ndarray
   probability: np.ndarray
@@ -464,8 +467,9 @@ class BeliefGraph:
     for belief in reversed(range(len(self.beliefs))):
       successors = self.next_belief[belief]
       future = np.where(successors >= 0, values[np.maximum(successors, 0)], 0)
-      values[belief] = np.max(self.rewards[belief] + np.sum(
-          self.probability[belief] * future, axis=1))
+      values[belief] = masking.masked_max(
+          self.rewards[belief] + np.sum(self.probability[belief] * future,
+                                        axis=1), self.valid[belief])
     return values
 
 
@@ -502,15 +506,16 @@ def belief_graph(mdp: PubMdp, max_prescriptions: int = 100_000
     transitions.append((prescriptions, rows))
   width = max(len(rows) for _, rows in transitions)
   outcomes = max(len(row) for _, rows in transitions for _, row in rows)
-  rewards = np.full((len(beliefs), width), -np.inf)
+  valid = np.zeros((len(beliefs), width), bool)
+  rewards = np.zeros((len(beliefs), width))
   next_belief = np.full((len(beliefs), width, max(outcomes, 1)), -1)
   probability = np.zeros(next_belief.shape)
   for b, (_, rows) in enumerate(transitions):
     for j, (reward, row) in enumerate(rows):
-      rewards[b, j] = reward
+      valid[b, j], rewards[b, j] = True, reward
       for o, (successor, p) in enumerate(row):
         next_belief[b, j, o], probability[b, j, o] = successor, p
-  return BeliefGraph(tuple(beliefs), tuple(p for p, _ in transitions),
+  return BeliefGraph(tuple(beliefs), tuple(p for p, _ in transitions), valid,
                      rewards, next_belief, probability)
 
 

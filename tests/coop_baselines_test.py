@@ -28,10 +28,9 @@ def test_greedy_evaluation_equals_the_pub_mdp_value(name):
     def policy(belief, run=run):
       gammas = []
       for player, n in enumerate(mdp.num_private):
-        masked = tabular._masked(  # pylint: disable=protected-access
+        gammas.append(tabular._greedy(  # pylint: disable=protected-access
             player, np.full(n, run), np.full(n, belief.stage), np.arange(n),
-            np.zeros(n, int))
-        gammas.append(masked.argmax(-1))
+            np.zeros(n, int)))
       return tuple(gammas)
     assert values[run] == pytest.approx(pub_mdp.evaluate_policy(mdp, policy),
                                         abs=1e-5)

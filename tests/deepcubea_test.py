@@ -10,6 +10,7 @@ import pytest
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
@@ -54,12 +55,12 @@ def test_targets_start_from_zero_and_follow_the_target_network():
   # Before the first copy J_target = 0: y = 1 everywhere but the goal.
   np.testing.assert_allclose(learner.targets(state, boards), [0, 1, 1])
   # After it, y = 1 + min over the children of J_target (0 at the goal).
-  ready = state._replace(target_ready=jnp.asarray(True))
+  ready = training.copy_to_target(state)
 
   def by_hand(board):
     children = jnp.asarray(np.stack([
         puzzle.next_state(board, a) for a in puzzle.legal_actions(board)]))
-    values = learner.cost_to_go(state.target_params, state.target_state,
+    values = learner.cost_to_go(state.target_params, state.target_net_state,
                                 children)
     return 1 + min(0.0 if puzzle.is_goal(np.asarray(child)) else float(value)
                    for child, value in zip(children, values))
@@ -86,11 +87,11 @@ def _train(config, output_dir, iterations):
 def test_target_network_is_copied_every_check_below_the_threshold(tmp_path):
   state, progress = _train(_TINY, tmp_path / "loose", 12)
   assert progress.target_updates == 3
-  assert bool(state.target_ready)
+  assert bool(training.has_target(state))
   strict = davi.DaviConfig(**{**_TINY.__dict__, "loss_threshold": 1e-9})
   state, progress = _train(strict, tmp_path / "strict", 12)
   assert progress.target_updates == 0
-  assert not bool(state.target_ready)
+  assert not bool(training.has_target(state))
   # Untouched target: still the initial network.
   initial = davi.Davi(strict).init()
   jax.tree.map(np.testing.assert_array_equal, state.target_params,

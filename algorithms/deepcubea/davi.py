@@ -25,9 +25,8 @@ import dataclasses
 import json
 import math
 import os
-import pickle
 import time
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, Optional
 
 import haiku as hk
 import jax
@@ -35,9 +34,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from open_spiel_ext.algorithms import nn
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.nn import layers
+from open_spiel_ext.algorithms.nn import masking
+from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.games.puzzles import single_player
+from open_spiel_ext.utils import checkpoints
 
 CHECKPOINT = "checkpoint.pkl"
 MODEL = "model.npz"
@@ -100,20 +102,11 @@ class DaviConfig:
                        f"lr_decay={self.lr_decay}")
 
 
-class TrainState(NamedTuple):
-  params: hk.Params
-  net_state: hk.State
-  opt_state: optax.OptState
-  target_params: hk.Params
-  target_state: hk.State
-  target_ready: jax.Array  # False until the first copy: J_target = 0.
-
-
 def cost_to_go_network(config: DaviConfig) -> hk.TransformedWithState:
   """J(encoded states [B, ...], is_training) -> [B] estimated moves to go."""
 
   def forward(encoded: jax.Array, is_training: bool) -> jax.Array:
-    network = nn.ResidualMLP(config.hidden_sizes, config.num_blocks, 1,
+    network = layers.ResidualMLP(config.hidden_sizes, config.num_blocks, 1,
                              config.batch_norm, name="cost_to_go")
     return network(encoded, is_training)[:, 0]
 
@@ -130,9 +123,8 @@ def bellman_targets(child_values: jax.Array, child_is_goal: jax.Array,
     legal: [B, A] which moves are legal.
     state_is_goal: [B] which states are goals.
   """
-  values = 1.0 + jnp.where(child_is_goal, 0.0, child_values)
-  values = jnp.where(legal, values, jnp.inf)
-  return jnp.where(state_is_goal, 0.0, values.min(axis=1))
+  costs = 1.0 + jnp.where(child_is_goal, 0.0, child_values)
+  return jnp.where(state_is_goal, 0.0, -masking.masked_max(-costs, legal))
 
 
 def should_update_target(iteration: int, mean_loss: float, check_every: int,
@@ -169,6 +161,7 @@ class Davi:
     schedule = optax.exponential_decay(config.learning_rate, 1,
                                        config.lr_decay)
     self.optimizer = optax.adam(schedule)
+    self._update = training.make_update(self._loss, self.optimizer)
     self.train_step = jax.jit(self._train_step)
     self.cost_to_go = jax.jit(self._cost_to_go)
     self.evaluate = jax.jit(self._evaluate, static_argnums=(3, 4))
@@ -194,17 +187,17 @@ class Davi:
     """
     return tuple(jax.random.split(jax.random.PRNGKey(self.config.seed), 3))
 
-  def init(self) -> TrainState:
+  def init(self) -> training.TrainState:
     """Fresh networks; batch-norm averages start at a batch of real states."""
     init_key = self.keys()[0]
     states = jax.jit(self.training_states, static_argnums=1)(
         init_key, min(self.config.batch_size, 1000))
     params, net_state = self.network.init(init_key,
                                           self.engine.encode(states), True)
-    return TrainState(params, net_state, self.optimizer.init(params), params,
-                      net_state, jnp.asarray(False))
+    return training.init_train_state(params, net_state, self.optimizer,
+                                     with_target=True)
 
-  def from_model(self, path: str) -> TrainState:
+  def from_model(self, path: str) -> training.TrainState:
     """θ and the target from a model file of the same network; fresh Adam."""
     model = CostToGo.load(path)
     mine, theirs = dataclasses.asdict(self.config), dataclasses.asdict(
@@ -217,8 +210,8 @@ class Davi:
           f"{ {f: theirs[f] for f in network_fields} }, this run "
           f"{ {f: mine[f] for f in network_fields} }")
     params, net_state = model.network_weights()
-    return TrainState(params, net_state, self.optimizer.init(params), params,
-                      net_state, jnp.asarray(True))
+    return training.copy_to_target(training.init_train_state(
+        params, net_state, self.optimizer, with_target=True))
 
   def _cost_to_go(self, params: hk.Params, net_state: hk.State,
                   states: jax.Array) -> jax.Array:
@@ -227,22 +220,23 @@ class Davi:
                                    self.engine.encode(states), False)
     return jnp.where(self.engine.is_goal(states), 0.0, values)
 
-  def targets(self, train_state: TrainState, states: jax.Array) -> jax.Array:
+  def targets(self, train_state: training.TrainState,
+              states: jax.Array) -> jax.Array:
     """The Bellman targets of `states` under the target network."""
     children = self.engine.next_states(states)
     batch, actions = children.shape[:2]
     flat = children.reshape((batch * actions,) + children.shape[2:])
     values, _ = self.network.apply(train_state.target_params,
-                                   train_state.target_state, None,
+                                   train_state.target_net_state, None,
                                    self.engine.encode(flat), False)
-    values = jnp.where(train_state.target_ready, values, 0.0)
+    values = jnp.where(training.has_target(train_state), values, 0.0)
     return bellman_targets(
         values.reshape(batch, actions),
         self.engine.is_goal(flat).reshape(batch, actions), self._legal(states),
         self.engine.is_goal(states))
 
-  def _train_step(self, train_state: TrainState,
-                  key: jax.Array) -> tuple[TrainState, jax.Array]:
+  def _train_step(self, train_state: training.TrainState,
+                  key: jax.Array) -> tuple[training.TrainState, jax.Array]:
     """`generation_batches` DAVI iterations on one call's fresh states.
 
     Returns the new state and each iteration's loss.
@@ -252,23 +246,20 @@ class Davi:
     return jax.lax.scan(self._iteration, train_state,
                         states.reshape((batches, size) + states.shape[1:]))
 
-  def _iteration(self, train_state: TrainState,
-                 states: jax.Array) -> tuple[TrainState, jax.Array]:
+  def _iteration(self, train_state: training.TrainState,
+                 states: jax.Array) -> tuple[training.TrainState, jax.Array]:
     """One DAVI iteration: targets and one Adam step on a batch."""
-    targets = self.targets(train_state, states)
-    encoded = self.engine.encode(states)
+    train_state, (loss, _) = self._update(
+        train_state, self.engine.encode(states),
+        self.targets(train_state, states))
+    return train_state, loss
 
-    def loss_fn(params):
-      values, net_state = self.network.apply(params, train_state.net_state,
-                                             None, encoded, True)
-      return jnp.mean((values - targets)**2), net_state
-
-    (loss, net_state), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-        train_state.params)
-    updates, opt_state = self.optimizer.update(grads, train_state.opt_state)
-    params = optax.apply_updates(train_state.params, updates)
-    return train_state._replace(params=params, net_state=net_state,
-                                opt_state=opt_state), loss
+  def _loss(self, params: hk.Params, net_state: hk.State, encoded: jax.Array,
+            targets: jax.Array) -> tuple[jax.Array, tuple[hk.State, None]]:
+    """The mean squared error of J against the Bellman targets."""
+    values, net_state = self.network.apply(params, net_state, None, encoded,
+                                           True)
+    return jnp.mean((values - targets)**2), (net_state, None)
 
   def _greedy_solved(self, params: hk.Params, net_state: hk.State,
                      states: jax.Array, steps: int) -> jax.Array:
@@ -280,7 +271,7 @@ class Davi:
       flat = children.reshape((batch * actions,) + children.shape[2:])
       values = 1.0 + self._cost_to_go(params, net_state, flat).reshape(
           batch, actions)
-      best = jnp.argmin(jnp.where(self._legal(states), values, jnp.inf), axis=1)
+      best = masking.masked_argmax(-values, self._legal(states))
       chosen = single_player.chosen_children(children, best)
       return jnp.where(self.engine.is_goal(states)[:, None], states, chosen)
 
@@ -348,34 +339,25 @@ class Progress:
   seconds: float = 0.0
 
 
-def save_checkpoint(path: str, config: DaviConfig, train_state: TrainState,
+def save_checkpoint(path: str, config: DaviConfig,
+                    train_state: training.TrainState,
                     progress: Progress) -> None:
   """Writes everything a run needs to resume, atomically."""
-  payload = {"config": dataclasses.asdict(config),
-             "train_state": jax.device_get(train_state),
-             "progress": dataclasses.asdict(progress)}
-  partial = path + ".partial"
-  with open(partial, "wb") as f:
-    pickle.dump(payload, f)
-  os.replace(partial, path)
+  checkpoints.save(path, train_state, config, key=Davi(config).keys()[1],
+                   step=progress.iteration,
+                   extra={"progress": dataclasses.asdict(progress)})
 
 
-def load_checkpoint(path: str,
-                    config: DaviConfig) -> tuple[TrainState, Progress]:
+def load_checkpoint(path: str, config: DaviConfig
+                   ) -> tuple[training.TrainState, Progress]:
   """A run's saved state; refuses one made with another configuration."""
-  with open(path, "rb") as f:
-    payload = pickle.load(f)
-  saved = DaviConfig(**{**payload["config"], "hidden_sizes": tuple(
-      payload["config"]["hidden_sizes"])})
-  if saved != config:
-    raise ValueError(f"checkpoint {path} was made with {saved}, not {config}; "
-                     "use another output_dir")
-  return (jax.device_put(payload["train_state"]),
-          Progress(**payload["progress"]))
+  saved = checkpoints.restore(path, config)
+  return saved.tree, Progress(**saved.extra["progress"])
 
 
-def export_model(path: str, config: DaviConfig, train_state: TrainState,
-                 info: dict[str, Any], dtype: str = "float32") -> None:
+def export_model(path: str, config: DaviConfig,
+                 train_state: training.TrainState, info: dict[str, Any],
+                 dtype: str = "float32") -> None:
   """Writes the network (weights, batch-norm averages, config) as one .npz."""
   arrays = {}
   for prefix, tree in (("params", train_state.params),
@@ -430,7 +412,8 @@ class CostToGo:
 
 
 def train(config: DaviConfig, settings: RunSettings,
-          log: Callable[[str], None] = print) -> tuple[TrainState, Progress]:
+          log: Callable[[str], None] = print
+         ) -> tuple[training.TrainState, Progress]:
   """Runs (or resumes) DAVI until `settings.iterations` or its time limit."""
   # Imported here: reporting pulls in matplotlib.
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
@@ -473,10 +456,7 @@ def train(config: DaviConfig, settings: RunSettings,
       window = []
       if should_update_target(progress.iteration, mean_loss,
                               config.check_every, config.loss_threshold):
-        train_state = train_state._replace(
-            target_params=train_state.params,
-            target_state=train_state.net_state,
-            target_ready=jnp.asarray(True))
+        train_state = training.copy_to_target(train_state)
         progress.target_updates += 1
     if _crossed(progress.iteration, step, settings.log_every):
       record = {"kind": "train", "iteration": progress.iteration,
@@ -520,8 +500,9 @@ def _crossed(iteration: int, step: int, every: int) -> bool:
   return every > 0 and iteration // every > (iteration - step) // every
 
 
-def _evaluate_and_plot(davi: Davi, train_state: TrainState, key: jax.Array,
-                       progress: Progress, settings: RunSettings, metrics: Any,
+def _evaluate_and_plot(davi: Davi, train_state: training.TrainState,
+                       key: jax.Array, progress: Progress,
+                       settings: RunSettings, metrics: Any,
                        log: Callable[[str], None]) -> None:
   """Greedy solve rate and mean J per depth: recorded, printed, plotted."""
   depths = eval_depths(davi.config.max_scramble, settings.eval_depths)

@@ -21,7 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
+from open_spiel_ext.utils import padding
 
 CHANCE_OWNER = 2  # Edge owners: 0, 1 (players) or 2 (chance and padding).
 
@@ -33,10 +35,6 @@ class Layout:
   width: int
   num_infosets: int
   num_actions: int
-
-
-def _next_power_of_two(n: int) -> int:
-  return 1 << max(0, int(n) - 1).bit_length()
 
 
 def lay_out(tree: game_tree_lib.GameTree, keep: np.ndarray | None = None,
@@ -59,7 +57,7 @@ def lay_out(tree: game_tree_lib.GameTree, keep: np.ndarray | None = None,
   counts = np.bincount(levels, minlength=tree.num_levels)
   width = max(int(counts.max()), min_width)
   if power_of_two:
-    width = _next_power_of_two(width)
+    width = padding.next_power_of_two(width)
   positions = np.arange(len(kept)) - np.concatenate([[0], np.cumsum(counts)
                                                      ])[levels]
   position_of = np.zeros(tree.num_nodes, np.int64)
@@ -165,8 +163,7 @@ def _best_response(layout: Layout, arrays, policy, mask, player):
     infoset_values = jax.ops.segment_sum(
         reach[:, None] * action_values, infoset,
         num_segments=layout.num_infosets)
-    best = jnp.argmax(jnp.where(mask, infoset_values, -jnp.inf),
-                      axis=1).astype(jnp.int32)
+    best = masking.masked_argmax(infoset_values, mask).astype(jnp.int32)
     best_value = action_values[jnp.arange(layout.width), best[infoset]]
     values = utility + others + jnp.where(node_player == player, best_value,
                                           0.0)

@@ -1,0 +1,72 @@
+"""The shared helpers: checkpoints and padding."""
+
+import dataclasses
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import padding
+
+
+@dataclasses.dataclass(frozen=True)
+class _Config:
+  learning_rate: float = 0.01
+  hidden_sizes: tuple[int, ...] = (8, 8)
+
+
+def _state():
+  params = {"layer": {"w": jnp.arange(6.0).reshape(2, 3),
+                      "b": jnp.zeros(3)}}
+  return training.init_train_state(params, {}, optax.adam(0.01),
+                                   with_target=True)
+
+
+def test_a_checkpoint_round_trips_a_pytree_with_key_and_step(tmp_path):
+  path = str(tmp_path / "run" / "checkpoint.pkl")
+  state = _state()
+  key = jax.random.PRNGKey(42)
+  checkpoints.save(path, state, _Config(), key=key, step=17,
+                   extra={"episodes": [1, 2]})
+  restored = checkpoints.restore(path, _Config())
+  jax.tree.map(np.testing.assert_array_equal, restored.tree, state)
+  assert type(restored.tree) is training.TrainState
+  np.testing.assert_array_equal(restored.key, key)
+  assert restored.step == 17 and restored.extra == {"episodes": [1, 2]}
+  assert not os.path.exists(path + checkpoints.PARTIAL_SUFFIX)
+
+
+def test_a_checkpoint_of_another_run_is_refused_by_name(tmp_path):
+  path = str(tmp_path / "checkpoint.pkl")
+  checkpoints.save(path, _state(), _Config())
+  with pytest.raises(ValueError, match=r"learning_rate=0\.1 here, 0\.01 in "
+                     "the checkpoint"):
+    checkpoints.restore(path, _Config(learning_rate=0.1))
+  # A list and a tuple of the same values are the same setting.
+  checkpoints.restore(path, {"learning_rate": 0.01, "hidden_sizes": [8, 8]})
+
+
+def test_a_failed_save_leaves_the_last_checkpoint(tmp_path):
+  path = str(tmp_path / "checkpoint.pkl")
+  checkpoints.save(path, {"x": jnp.ones(2)}, _Config(), step=1)
+  with pytest.raises(Exception):
+    checkpoints.save(path, {"x": lambda: None}, _Config(), step=2)
+  assert checkpoints.restore(path, _Config()).step == 1
+
+
+@pytest.mark.parametrize("n,expected", [(0, 1), (1, 1), (2, 2), (3, 4),
+                                        (1000, 1024), (1024, 1024)])
+def test_next_power_of_two(n, expected):
+  assert padding.next_power_of_two(n) == expected
+
+
+def test_pad_rows():
+  padded = padding.pad_rows(np.ones((3, 2)), 4)
+  np.testing.assert_array_equal(padded, [[1, 1], [1, 1], [1, 1], [0, 0]])
+  with pytest.raises(ValueError, match="cannot pad 3 rows to 2"):
+    padding.pad_rows(np.ones((3, 2)), 2)

@@ -1,0 +1,70 @@
+"""Checkpoints of training runs: any pytree with its config, RNG key and step.
+
+`save` writes atomically (a partial file renamed into place), so an
+interrupted save leaves the previous checkpoint intact. `restore` refuses a
+checkpoint made with another configuration, naming the settings that
+differ, so that a rerun of the same command resumes its own run and no
+other. Arrays come back as JAX arrays on the default device.
+"""
+
+import dataclasses
+import os
+import pickle
+from typing import Any, NamedTuple, Optional
+
+import jax
+import numpy as np
+
+PARTIAL_SUFFIX = ".partial"
+
+
+class Checkpoint(NamedTuple):
+  """What `restore` returns."""
+  tree: Any
+  key: Optional[jax.Array]
+  step: int
+  extra: dict[str, Any]
+
+
+def _as_plain(config: Any) -> dict[str, Any]:
+  """A dataclass or mapping as a dict of plain values (tuples for lists)."""
+  fields = (dataclasses.asdict(config) if dataclasses.is_dataclass(config)
+            else dict(config))
+  return {name: tuple(value) if isinstance(value, list) else value
+          for name, value in fields.items()}
+
+
+def save(path: str, tree: Any, config: Any, key: Optional[jax.Array] = None,
+         step: int = 0, extra: Optional[dict[str, Any]] = None) -> None:
+  """Writes `tree` with the run's config, RNG key, step and extra values."""
+  payload = {"config": _as_plain(config), "tree": jax.device_get(tree),
+             "key": None if key is None else np.asarray(key),
+             "step": int(step), "extra": dict(extra or {})}
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+  partial = path + PARTIAL_SUFFIX
+  with open(partial, "wb") as f:
+    pickle.dump(payload, f)
+  os.replace(partial, path)
+
+
+def restore(path: str, config: Any) -> Checkpoint:
+  """The checkpoint at `path`, which must have been saved with `config`.
+
+  Raises:
+    ValueError: the checkpoint was made with another configuration.
+  """
+  with open(path, "rb") as f:
+    payload = pickle.load(f)
+  saved, wanted = payload["config"], _as_plain(config)
+  if saved != wanted:
+    differences = "; ".join(
+        f"{name}={wanted.get(name, '(unset)')!r} here, "
+        f"{saved.get(name, '(unset)')!r} in the checkpoint"
+        for name in sorted(set(saved) | set(wanted))
+        if saved.get(name) != wanted.get(name))
+    raise ValueError(f"checkpoint {path} belongs to another run: {differences}"
+                     "; use another output directory or the same settings")
+  key = payload["key"]
+  return Checkpoint(jax.device_put(payload["tree"]),
+                    None if key is None else jax.numpy.asarray(key),
+                    payload["step"], payload["extra"])
