@@ -380,8 +380,8 @@ class Capi:
       self._update_table(decisions)
     loss = 0.0
     for _ in range(self.config.updates_per_episode):
-      self.train_state, (_, loss) = self._update(
-          self.train_state, features, targets, weights, *rows)
+      self.train_state, loss = self._update(self.train_state, features,
+                                            targets, weights, *rows)
     self.timers["training"] += time.perf_counter() - start
     return float(loss)
 

@@ -115,7 +115,8 @@ def test_make_update_fits_a_regression_and_counts_steps():
 
   def loss_fn(params, net_state, x, y):
     error = network.apply(params, x) - y
-    return jnp.mean(error**2), (net_state, jnp.abs(error).max())
+    loss = jnp.mean(error**2)
+    return loss, (net_state, (loss, jnp.abs(error).max()))
 
   optimizer = optax.adam(0.05)
   state = training.init_train_state(network.init(jax.random.PRNGKey(3), x),

@@ -249,17 +249,18 @@ class Davi:
   def _iteration(self, train_state: training.TrainState,
                  states: jax.Array) -> tuple[training.TrainState, jax.Array]:
     """One DAVI iteration: targets and one Adam step on a batch."""
-    train_state, (loss, _) = self._update(
-        train_state, self.engine.encode(states),
-        self.targets(train_state, states))
-    return train_state, loss
+    return self._update(train_state, self.engine.encode(states),
+                        self.targets(train_state, states))
 
   def _loss(self, params: hk.Params, net_state: hk.State, encoded: jax.Array,
-            targets: jax.Array) -> tuple[jax.Array, tuple[hk.State, None]]:
-    """The mean squared error of J against the Bellman targets."""
+            targets: jax.Array) -> tuple[jax.Array,
+                                         tuple[hk.State, jax.Array]]:
+    """The mean squared error of J against the Bellman targets (also the
+    auxiliary output)."""
     values, net_state = self.network.apply(params, net_state, None, encoded,
                                            True)
-    return jnp.mean((values - targets)**2), (net_state, None)
+    loss = jnp.mean((values - targets)**2)
+    return loss, (net_state, loss)
 
   def _greedy_solved(self, params: hk.Params, net_state: hk.State,
                      states: jax.Array, steps: int) -> jax.Array:

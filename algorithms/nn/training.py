@@ -9,7 +9,10 @@ so it goes through `jax.jit`, `lax.scan` and `utils/checkpoints` as it is.
 `make_update(loss_fn, optimizer)` builds the step: the gradient of
 `loss_fn(params, net_state, *batch) -> (loss, (net_state, aux))`, the
 optimiser's update, the new parameters; jit it (or call it inside a jitted
-function).
+function). The step returns `aux`, not the loss: a learner that wants the
+loss reports it in `aux`. (Returning the loss too would change how XLA fuses
+the gradient computation, and with it the last bits of the parameters: CAPI
+and DAVI train bit for bit as they did before this kit.)
 """
 
 from typing import Any, Callable, NamedTuple, Optional
@@ -57,17 +60,17 @@ def has_target(state: TrainState) -> jax.Array:
 
 
 def make_update(loss_fn: LossFn, optimizer: optax.GradientTransformation
-               ) -> Callable[..., tuple[TrainState, tuple[jax.Array, Any]]]:
-  """The update step `(state, *batch) -> (state, (loss, aux))`."""
+               ) -> Callable[..., tuple[TrainState, Any]]:
+  """The update step `(state, *batch) -> (state, aux)`."""
 
-  def update(state: TrainState, *batch: Any
-            ) -> tuple[TrainState, tuple[jax.Array, Any]]:
-    (loss, (net_state, aux)), grads = jax.value_and_grad(
-        loss_fn, has_aux=True)(state.params, state.net_state, *batch)
+  def update(state: TrainState, *batch: Any) -> tuple[TrainState, Any]:
+    (_, (net_state, aux)), grads = jax.value_and_grad(
+        lambda params: loss_fn(params, state.net_state, *batch),
+        has_aux=True)(state.params)
     updates, opt_state = optimizer.update(grads, state.opt_state,
                                           state.params)
     return state._replace(params=optax.apply_updates(state.params, updates),
                           net_state=net_state, opt_state=opt_state,
-                          step=state.step + 1), (loss, aux)
+                          step=state.step + 1), aux
 
   return update
