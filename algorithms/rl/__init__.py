@@ -1,0 +1,2 @@
+"""Learners on batched environments, and network policies as OpenSpiel
+policies."""
