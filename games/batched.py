@@ -26,7 +26,8 @@ and the environment has:
     environment was made with `auto_reset=True`: then the step that ends a
     game returns its `rewards` and `terminated=True` together with the
     observation, legal mask and player of a fresh game, which the next step
-    continues;
+    continues (so with auto-reset `terminated` marks the end of a
+    transition, and every row takes a legal action of the game it shows);
   checked_step(state, actions): `step`, after checking on the host that
     every action is legal (ValueError naming the game, the action and the
     legal ones otherwise). `step` itself does not check: learners sample
