@@ -42,7 +42,8 @@ setuptools.setup(
         "matplotlib",
     ],
     extras_require={
-        "test": ["pytest"],
+        # Ray too, so that CI runs the Ray executor's tests (about 20 s).
+        "test": ["pytest", "ray"],
         "benchmarks": ["chex"],  # OpenSpiel's JaxCFR baseline imports it.
         "ray": ["ray"],
     },

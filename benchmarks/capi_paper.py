@@ -6,7 +6,7 @@
 1. Tiny Hanabi A-F: every tabular baseline and PuB-MDP Q-learning, --runs runs
    each in lockstep, and CAPI with --capi_seeds seeds; how many runs reach the
    optimum (the PuB-MDP's exhaustive dynamic program).
-2. Trade Comm, 12 items: CAPI (--capi_seeds seeds in --processes processes,
+2. Trade Comm, 12 items: CAPI (--capi_seeds seeds, --workers at a time,
    --trade_comm_episodes episodes, K = --num_prescriptions) against the
    independent baselines (--baseline_episodes episodes); optimum 1.0,
    no coordination 1/144.
@@ -14,22 +14,25 @@
    prescriptions, values squashed into the payoff range, against the
    baselines; best value per seed.
 
-Prints markdown tables, writes results.json and capi_paper.png (runs reaching
-the optimum per game and algorithm) under --output_dir; each CAPI experiment
-also leaves its per-seed metrics and curves in a subfolder.
+Every CAPI seed and every baseline (game, algorithm) is a task on one
+executor (--executor, --workers). Prints markdown tables, writes results.json
+and capi_paper.png (runs reaching the optimum per game and algorithm) under
+--output_dir; each CAPI experiment also leaves its per-seed metrics and
+curves in a subfolder.
 """
 
 import json
 import os
 from typing import Any, Optional, Sequence
 
-from absl import app
 from absl import flags
 import numpy as np
 
 from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 
 EXPERIMENTS = ("tiny_hanabi", "trade_comm", "tiny_bridge")
@@ -43,7 +46,6 @@ _EXPERIMENTS = flags.DEFINE_list("experiments", list(EXPERIMENTS),
 _RUNS = flags.DEFINE_integer("runs", 32, "Baseline runs per game and "
                              "algorithm (they run in lockstep).")
 _CAPI_SEEDS = flags.DEFINE_integer("capi_seeds", 8, "CAPI seeds per game.")
-_PROCESSES = flags.DEFINE_integer("processes", 2, "CAPI seeds at once.")
 _TINY_HANABI_EPISODES = flags.DEFINE_integer(
     "tiny_hanabi_episodes", 20_000, "Baseline episodes on Tiny Hanabi.")
 _TINY_HANABI_CAPI_EPISODES = flags.DEFINE_integer(
@@ -64,6 +66,7 @@ _STOP_WHEN_SOLVED = flags.DEFINE_bool(
     "reaching the target.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "/tmp/capi_paper",
                                   "Where results go.")
+cli.define_executor_flags()
 
 INDEPENDENT = ("iql", "hql", "vdn", "sad", "ia2c2")
 
@@ -75,27 +78,29 @@ def baseline_configs(algorithms: Sequence[str], episodes: int
           for a in algorithms]
 
 
-def capi_runs(game: str, name: str, target: Optional[float] = None,
-              **settings) -> list[dict[str, Any]]:
-  """CAPI seeds on one game, in parallel processes."""
+def capi_runs(executor: executors.Executor, game: str, name: str,
+              target: Optional[float] = None, **settings
+             ) -> list[dict[str, Any]]:
+  """CAPI seeds on one game, in parallel."""
   def make_config(seed: int) -> capi.CapiConfig:
     return capi.CapiConfig(seed=seed, **settings)
   return coop_runs.run_seeds(
-      game, list(range(_CAPI_SEEDS.value)), _PROCESSES.value, make_config,
-      target, os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
+      game, list(range(_CAPI_SEEDS.value)), executor, make_config, target,
+      os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
 
 
-def tiny_hanabi() -> dict[str, Any]:
+def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
   games = [f"tiny_hanabi_{x}" for x in "abcdef"]
   table = coop_runs.run_table(
       games, baseline_configs(coop_baselines.ALGORITHMS,
                               _TINY_HANABI_EPISODES.value),
-      _RUNS.value, 0, os.path.join(_OUTPUT_DIR.value, "tiny_hanabi"))
+      _RUNS.value, 0, executor, os.path.join(_OUTPUT_DIR.value, "tiny_hanabi"))
   table["capi_runs"] = _CAPI_SEEDS.value
   table["capi_solved"] = {}
   for game in games:
     summaries = capi_runs(
-        game, f"tiny_hanabi_capi_{game[-1]}", table["optimal"][game],
+        executor, game, f"tiny_hanabi_capi_{game[-1]}",
+        table["optimal"][game],
         episodes=_TINY_HANABI_CAPI_EPISODES.value, num_prescriptions=100,
         learning_rate=1e-3, updates_per_episode=5, eval_every=100)
     table["capi_solved"][game] = sum(s["solved_at_episode"] is not None
@@ -106,13 +111,14 @@ def tiny_hanabi() -> dict[str, Any]:
   return table
 
 
-def versus_baselines(game: str, name: str, target: float,
-                     **capi_settings) -> dict[str, Any]:
+def versus_baselines(executor: executors.Executor, game: str, name: str,
+                     target: float, **capi_settings) -> dict[str, Any]:
   """CAPI's best value per seed against the baselines' final values."""
-  summaries = capi_runs(game, name, target, **capi_settings)
+  summaries = capi_runs(executor, game, name, target, **capi_settings)
   table = coop_runs.run_table(
       [game], baseline_configs(INDEPENDENT, _BASELINE_EPISODES.value),
-      _RUNS.value, 0, os.path.join(_OUTPUT_DIR.value, f"{name}_baselines"),
+      _RUNS.value, 0, executor,
+      os.path.join(_OUTPUT_DIR.value, f"{name}_baselines"),
       targets={game: target})
   print(f"\n{game}: CAPI best value per seed "
         f"{[round(s['best_value'], 4) for s in summaries]}, reaching "
@@ -147,6 +153,25 @@ def plot(results: dict[str, Any], path: str) -> None:
   plt.close(fig)
 
 
+def run_experiments(executor: executors.Executor) -> dict[str, Any]:
+  results = {}
+  if "tiny_hanabi" in _EXPERIMENTS.value:
+    results["tiny_hanabi"] = tiny_hanabi(executor)
+  if "trade_comm" in _EXPERIMENTS.value:
+    results["trade_comm"] = versus_baselines(
+        executor, TRADE_COMM, "trade_comm", 1.0,
+        episodes=_TRADE_COMM_EPISODES.value,
+        num_prescriptions=_NUM_PRESCRIPTIONS.value,
+        updates_per_episode=_UPDATES.value, eval_every=20)
+  if "tiny_bridge" in _EXPERIMENTS.value:
+    results["tiny_bridge"] = versus_baselines(
+        executor, TINY_BRIDGE, "tiny_bridge", BRIDGE_TARGET,
+        episodes=_BRIDGE_EPISODES.value,
+        num_prescriptions=_NUM_PRESCRIPTIONS.value, policy="tabular",
+        acquisition="most_likely", squash_values=True, eval_every=100)
+  return results
+
+
 def main(argv: Sequence[str]) -> None:
   del argv
   unknown = set(_EXPERIMENTS.value) - set(EXPERIMENTS)
@@ -154,20 +179,8 @@ def main(argv: Sequence[str]) -> None:
     raise ValueError(f"unknown experiments {sorted(unknown)}; choose from "
                      f"{EXPERIMENTS}")
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  results = {}
-  if "tiny_hanabi" in _EXPERIMENTS.value:
-    results["tiny_hanabi"] = tiny_hanabi()
-  if "trade_comm" in _EXPERIMENTS.value:
-    results["trade_comm"] = versus_baselines(
-        TRADE_COMM, "trade_comm", 1.0, episodes=_TRADE_COMM_EPISODES.value,
-        num_prescriptions=_NUM_PRESCRIPTIONS.value,
-        updates_per_episode=_UPDATES.value, eval_every=20)
-  if "tiny_bridge" in _EXPERIMENTS.value:
-    results["tiny_bridge"] = versus_baselines(
-        TINY_BRIDGE, "tiny_bridge", BRIDGE_TARGET,
-        episodes=_BRIDGE_EPISODES.value,
-        num_prescriptions=_NUM_PRESCRIPTIONS.value, policy="tabular",
-        acquisition="most_likely", squash_values=True, eval_every=100)
+  with cli.executor_from_flags() as executor:
+    results = run_experiments(executor)
   with open(os.path.join(_OUTPUT_DIR.value, "results.json"), "w",
             encoding="utf-8") as f:
     json.dump(results, f, indent=1, default=str)
@@ -176,4 +189,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

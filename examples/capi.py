@@ -1,7 +1,10 @@
-"""Runs CAPI on a common-payoff game, several seeds in parallel processes.
+"""Runs CAPI on a common-payoff game, several seeds in parallel.
 
   python -m open_spiel_ext.examples.capi --game="trade_comm(num_items=12)" \
       --seeds=0,1 --episodes=2000 --output_dir=capi_trade_comm
+
+The seeds run --workers at a time, in spawned processes or on Ray
+(--executor=ray).
 
 Prints a progress line per seed every --eval_every episodes (greedy and
 search values, the last episode's return, distinct next beliefs evaluated,
@@ -26,7 +29,6 @@ from open_spiel_ext.utils import cli
 _GAME = flags.DEFINE_string("game", "trade_comm(num_items=12)",
                             "A 2-player common-payoff game with public moves.")
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "One run per seed.")
-_PROCESSES = flags.DEFINE_integer("processes", 2, "Runs at once.")
 _EPISODES = flags.DEFINE_integer("episodes", 2_000, "Episodes per run.")
 _NUM_PRESCRIPTIONS = flags.DEFINE_integer(
     "num_prescriptions", 10_000, "K: prescriptions acquired per decision.")
@@ -65,6 +67,7 @@ _STOP_WHEN_SOLVED = flags.DEFINE_bool(
     "--target.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "capi_output",
                                   "Metrics, summary and plot.")
+cli.define_executor_flags()
 
 
 def config_from_flags(seed: int) -> capi.CapiConfig:
@@ -91,9 +94,10 @@ def main(argv: Sequence[str]) -> None:
   game = cli.load_game(_GAME.value)
   with cli.user_input("game"):
     pub_mdp.build(game)
-  summaries = coop_runs.run_seeds(_GAME.value, seeds, _PROCESSES.value,
-                                  config_from_flags, _TARGET.value,
-                                  _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
+  with cli.executor_from_flags() as executor:
+    summaries = coop_runs.run_seeds(_GAME.value, seeds, executor,
+                                    config_from_flags, _TARGET.value,
+                                    _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
   solved = sum(s["solved_at_episode"] is not None for s in summaries)
   print(f"{solved}/{len(seeds)} runs reached the target; "
         f"best values {[round(s['best_value'], 4) for s in summaries]}")

@@ -1,13 +1,12 @@
 """Runs shared by the cooperative-game examples and the CAPI benchmark.
 
-CAPI seeds in parallel processes (each writing its metrics, a summary and a
-plot), and tables of the tabular baselines over games and algorithms.
+CAPI seeds (each writing its metrics, a summary and a plot), and tables of
+the tabular baselines over games and algorithms (a job per game and
+algorithm), run as tasks on an executor (`utils/executors.py`).
 """
 
-import concurrent.futures
 import dataclasses
 import json
-import multiprocessing
 import os
 from typing import Any, Optional, Sequence
 
@@ -16,6 +15,7 @@ import numpy as np
 from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -83,28 +83,27 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
   plt.close(fig)
 
 
-def run_seeds(game: str, seeds: Sequence[int], processes: int,
+def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
               make_config, target: Optional[float], output_dir: str,
               stop_when_solved: bool = False) -> list[dict[str, Any]]:
-  """Runs the seeds in parallel processes; writes summary.json and the plot.
-  """
+  """Runs the seeds on `executor`; writes the plot, and summary.json as each
+  run ends (the runs in seed order)."""
   os.makedirs(output_dir, exist_ok=True)
   if target is None:
     target = pyspiel.load_game(game).max_utility()
-  context = multiprocessing.get_context("spawn")  # JAX does not fork well.
-  with concurrent.futures.ProcessPoolExecutor(processes,
-                                              mp_context=context) as pool:
-    summaries = list(pool.map(
-        run_seed, [game] * len(seeds), [make_config(s) for s in seeds],
-        [target] * len(seeds), [output_dir] * len(seeds),
-        [stop_when_solved] * len(seeds)))
   config = dataclasses.asdict(make_config(seeds[0]))
   config.pop("seed")
-  with open(os.path.join(output_dir, "summary.json"), "w",
-            encoding="utf-8") as f:
-    json.dump({"game": game, "target": target, "config": config,
-               "stop_when_solved": stop_when_solved, "runs": summaries}, f,
-              indent=1)
+  futures = [executor.submit(run_seed, game, make_config(seed), target,
+                             output_dir, stop_when_solved) for seed in seeds]
+  summaries = [None] * len(seeds)
+  for future in executors.as_completed(futures):
+    summaries[futures.index(future)] = future.result()
+    with open(os.path.join(output_dir, "summary.json"), "w",
+              encoding="utf-8") as f:
+      json.dump({"game": game, "target": target, "config": config,
+                 "stop_when_solved": stop_when_solved,
+                 "runs": [s for s in summaries if s is not None]}, f,
+                indent=1)
   plot_capi(output_dir, seeds, f"CAPI on {game}")
   return summaries
 
@@ -115,44 +114,57 @@ def optimal_value(mdp: pub_mdp.PubMdp) -> float:
   return float(pub_mdp.belief_graph(mdp).optimal_values()[0])
 
 
+def run_baselines(game: str, config: coop_baselines.BaselineConfig,
+                  runs: int, seed: int, optimum: float) -> dict[str, Any]:
+  """One algorithm's runs on one game; prints each evaluation, returns its
+  metrics records, its curve (episode, fraction optimal) and final values."""
+  mdp = pub_mdp.build(pyspiel.load_game(game))
+  records, curve = [], []
+  for evaluation in coop_baselines.train(mdp, config, runs, seed):
+    solved = int(np.sum(evaluation.values >= optimum - 1e-6))
+    curve.append((evaluation.episode, solved / runs))
+    records.append({"game": game, "algorithm": config.algorithm,
+                    "episode": evaluation.episode,
+                    "values": evaluation.values.tolist(), "solved": solved})
+    print(f"{game} {config.algorithm} episode {evaluation.episode}: mean "
+          f"greedy value {evaluation.values.mean():.4f} (optimum "
+          f"{optimum:.4f}), {solved}/{runs} runs optimal", flush=True)
+  return {"records": records, "curve": curve, "solved": solved,
+          "mean_value": float(evaluation.values.mean())}
+
+
 def run_table(games: Sequence[str], configs: Sequence[
     coop_baselines.BaselineConfig], runs: int, seed: int,
-              output_dir: str, targets: Optional[dict[str, float]] = None
-             ) -> dict[str, Any]:
-  """Runs every algorithm on every game; returns and writes the table.
+              executor: executors.Executor, output_dir: str,
+              targets: Optional[dict[str, float]] = None) -> dict[str, Any]:
+  """Runs every algorithm on every game, a task each; returns and writes the
+  table (metrics.jsonl takes each task's records as it ends).
 
   A run counts as optimal when its greedy value reaches the game's target:
   `targets[game]` if given, else the exact optimum (small games only).
   """
   os.makedirs(output_dir, exist_ok=True)
+  optima = {game: (targets or {}).get(game) for game in games}
+  for game, optimum in optima.items():
+    if optimum is None:
+      optima[game] = optimal_value(pub_mdp.build(pyspiel.load_game(game)))
+  jobs = [(game, config) for game in games for config in configs]
+  futures = [executor.submit(run_baselines, game, config, runs, seed,
+                             optima[game]) for game, config in jobs]
   metrics = reporting.JsonLinesWriter(os.path.join(output_dir,
                                                    "metrics.jsonl"))
-  table = {"runs": runs, "optimal": {}, "solved": {}, "mean_value": {},
+  for future in executors.as_completed(futures):
+    for record in future.result()["records"]:
+      metrics.write(record)
+  metrics.close()
+  table = {"runs": runs, "optimal": optima, "solved": {}, "mean_value": {},
            "config": [dataclasses.asdict(c) for c in configs]}
   curves = {}
-  for game in games:
-    mdp = pub_mdp.build(pyspiel.load_game(game))
-    optimum = (targets or {}).get(game)
-    if optimum is None:
-      optimum = optimal_value(mdp)
-    table["optimal"][game] = optimum
-    for config in configs:
-      curve = []
-      for evaluation in coop_baselines.train(mdp, config, runs, seed):
-        solved = int(np.sum(evaluation.values >= optimum - 1e-6))
-        curve.append((evaluation.episode, solved / runs))
-        metrics.write({"game": game, "algorithm": config.algorithm,
-                       "episode": evaluation.episode,
-                       "values": evaluation.values.tolist(),
-                       "solved": solved})
-        print(f"{game} {config.algorithm} episode {evaluation.episode}: mean "
-              f"greedy value {evaluation.values.mean():.4f} (optimum "
-              f"{optimum:.4f}), {solved}/{runs} runs optimal", flush=True)
-      table["solved"].setdefault(config.algorithm, {})[game] = solved
-      table["mean_value"].setdefault(config.algorithm, {})[game] = float(
-          evaluation.values.mean())
-      curves[(game, config.algorithm)] = curve
-  metrics.close()
+  for (game, config), result in zip(jobs, executors.results(futures)):
+    table["solved"].setdefault(config.algorithm, {})[game] = result["solved"]
+    table["mean_value"].setdefault(config.algorithm, {})[game] = result[
+        "mean_value"]
+    curves[(game, config.algorithm)] = result["curve"]
   with open(os.path.join(output_dir, "table.json"), "w",
             encoding="utf-8") as f:
     json.dump(table, f, indent=1)

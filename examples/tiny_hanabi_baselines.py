@@ -4,6 +4,9 @@ game), every run of a game and algorithm in lockstep.
   python -m open_spiel_ext.examples.tiny_hanabi_baselines --runs=32 \
       --episodes=20000 --output_dir=tiny_hanabi_baselines
 
+Each game and algorithm is a task; --workers of them run at once, in spawned
+processes or on Ray (--executor=ray).
+
 For each game and algorithm, prints every --eval_every episodes the mean
 greedy value and how many runs are optimal, writes metrics.jsonl, table.json
 (runs reaching the optimum, which the PuB-MDP's exhaustive dynamic program
@@ -38,6 +41,7 @@ _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
                                    "Episodes between exact evaluations.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "tiny_hanabi_baselines",
                                   "Metrics, table and plot.")
+cli.define_executor_flags()
 
 
 def configs_from_flags() -> list[coop_baselines.BaselineConfig]:
@@ -63,8 +67,9 @@ def main(argv: Sequence[str]) -> None:
   for game in _GAMES.value:
     with cli.user_input("games"):
       pub_mdp.build(cli.load_game(game, "games"))
-  table = coop_runs.run_table(_GAMES.value, configs, _RUNS.value,
-                              _SEED.value, _OUTPUT_DIR.value)
+  with cli.executor_from_flags() as executor:
+    table = coop_runs.run_table(_GAMES.value, configs, _RUNS.value,
+                                _SEED.value, executor, _OUTPUT_DIR.value)
   print(coop_runs.format_table(table))
 
 

@@ -4,15 +4,20 @@
 `UsageError` raised by `main` (a bad game string, a state that does not
 parse), ends the program with one line on stderr, `<program>: error: ...`,
 and exit code 2, instead of absl's usage text or a traceback; an interrupt
-ends it with exit code 130, and a reader that stops reading (`| head`) ends
-it quietly. It also keeps JAX's probe for a TPU from
-printing its "Unable to initialize backend 'tpu'" line, without choosing a
-platform (a machine with a GPU still uses it).
+ends it with exit code 130, SIGTERM with exit code 143 (both unwind the
+stack, so that an executor's `with` block stops its workers), and a reader
+that stops reading (`| head`) ends it quietly. It also keeps JAX's probe for
+a TPU from printing its "Unable to initialize backend 'tpu'" line, without
+choosing a platform (a machine with a GPU still uses it).
 
 `load_game` loads a game string and turns what is wrong with it into such an
 error: an unknown game name lists the plugin's games. `user_input(flag)`
 turns the `ValueError` or `pyspiel.SpielError` that library code raises on a
 bad value into one, naming the flag it came from.
+
+`define_executor_flags()` gives an example --executor, --workers and
+--ray_address; `executor_from_flags()` builds the executor they name
+(`utils/executors.py`).
 """
 
 import contextlib
@@ -20,6 +25,7 @@ import difflib
 import logging
 import os
 import pathlib
+import signal
 import sys
 import tempfile
 from typing import Any, Callable, Iterator, NoReturn, Optional, Sequence
@@ -28,10 +34,12 @@ from absl import app
 from absl import flags
 
 import open_spiel_ext
+from open_spiel_ext.utils import executors
 import pyspiel
 
 USAGE_ERROR_EXIT_CODE = 2
 INTERRUPTED_EXIT_CODE = 130
+TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
 BROKEN_PIPE_EXIT_CODE = 1
 # The logger of JAX's backend discovery, which reports each platform it could
 # not start (TPU on every machine without one) at INFO level.
@@ -67,9 +75,15 @@ def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
     sys.exit(BROKEN_PIPE_EXIT_CODE)
 
 
+def _exit_terminated(signum: int, frame: Any) -> NoReturn:
+  del signum, frame  # SIGTERM: unwind as an interrupt does.
+  sys.exit(TERMINATED_EXIT_CODE)
+
+
 def run(main: Callable[[list[str]], Any]) -> None:
   """Runs an example's `main` as `absl.app.run` does, with one-line errors."""
   logging.getLogger(_BACKEND_LOGGER).setLevel(logging.WARNING)
+  signal.signal(signal.SIGTERM, _exit_terminated)
   app.run(lambda argv: _guarded(main, argv), flags_parser=_parse_flags)
 
 
@@ -140,3 +154,27 @@ def load_game(game_string: str, flag: str = "game") -> pyspiel.Game:
       return pyspiel.load_game(game_string)
   except (pyspiel.SpielError, ValueError) as error:
     raise app.UsageError(f"--{flag}={game_string}: {error}") from None
+
+
+def define_executor_flags(workers: int = 2) -> None:
+  """Defines --executor, --workers and --ray_address for an example."""
+  flags.DEFINE_enum("executor", "process", executors.EXECUTORS,
+                    "Where parallel work runs: spawned processes on this "
+                    "machine, or Ray (pip install '.[ray]').")
+  flags.DEFINE_integer("workers", workers, "Tasks run at once.",
+                       lower_bound=1)
+  flags.DEFINE_string("ray_address", None,
+                      "--executor=ray: the Ray cluster to join ('auto': the "
+                      "one `ray start` began; default: a new local instance "
+                      "of --workers CPUs).")
+
+
+def executor_from_flags() -> executors.Executor:
+  """The executor the flags of `define_executor_flags` name, or a UsageError
+  (Ray not installed, --ray_address without --executor=ray)."""
+  values = flags.FLAGS
+  try:
+    return executors.make_executor(values.executor, values.workers,
+                                   values.ray_address)
+  except (ValueError, ImportError) as error:
+    raise app.UsageError(f"--executor={values.executor}: {error}") from None
