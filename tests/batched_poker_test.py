@@ -140,13 +140,6 @@ def play_in_lockstep(env, num_games: int, seed: int,
 
 
 @pytest.mark.parametrize("name", ENGINES)
-def test_engine_plays_like_pyspiel(name):
-  assert play_in_lockstep(ENGINES[name](), 1_000, seed=1,
-                          chance_outcomes=engine_deals) == 1_000
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ENGINES)
 def test_engine_plays_like_pyspiel_in_ten_thousand_games(name):
   assert play_in_lockstep(ENGINES[name](), 10_000, seed=2,
                           chance_outcomes=engine_deals) == 10_000

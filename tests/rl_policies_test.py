@@ -53,7 +53,7 @@ def test_illegal_actions_get_no_probability():
 
 @pytest.mark.parametrize("clones", [
     2,
-    # A 6.4-million-history tree: about a minute and a few GB.
+    # A 6.4-million-history tree: 10 s and a few GB of memory.
     pytest.param(3, marks=pytest.mark.slow),
 ])
 def test_collapsing_clones_keeps_the_exact_exploitability(clones):
