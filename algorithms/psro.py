@@ -50,13 +50,11 @@ def mixed_behaviour_policy(tree_sweeps: sweeps_lib.TreeSweeps,
   tree = tree_sweeps.tree
   mixed = np.zeros(tree.legal.shape)
   for player in (0, 1):
-    for actions, weight in zip(populations[player], weights[player]):
-      if weight <= 0:
-        continue
-      pure = policies.pure(actions, tree.num_actions)
-      reach = tree_sweeps.own_reach(pure, player)
-      mixed += ((tree.infoset_player == player) * weight * reach)[:, None] * pure
-  return policies.normalized(mixed, tree.legal)
+    members = np.stack([policies.pure(actions, tree.num_actions)
+                        for actions in populations[player]])
+    rows = tree.infoset_player == player
+    mixed[rows] = tree_sweeps.mixture_policy(members, weights[player])[rows]
+  return mixed
 
 
 class PSRO:

@@ -40,7 +40,7 @@ speed (or the speed of the Python game); it steps real pyspiel states, so
 its `step` changes the states it was given and is not jittable.
 """
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import jax
 import numpy as np
@@ -138,14 +138,19 @@ class PyspielVectorEnv:
       actions, probabilities = zip(*state.chance_outcomes())
       state.apply_action(int(rng.choice(actions, p=probabilities)))
 
-  def step(self, batch: PyspielBatch, actions: Any) -> PyspielBatch:
-    """Plays one action in every unfinished game (see the module docstring).
+  def step(self, batch: PyspielBatch, actions: Any,
+           games: Optional[np.ndarray] = None) -> PyspielBatch:
+    """Plays one action in every unfinished game (see the module docstring);
+    with `games` ([B] bool), only in those games (the others' actions are
+    ignored and their rewards are 0).
 
     Raises:
       ValueError: an action that is not legal in its game.
     """
     live = (np.ones(len(batch.states), bool) if self.auto_reset else
             ~batch.terminated)
+    if games is not None:
+      live = live & np.asarray(games, bool)
     check_actions(self.name, batch.legal_action_mask, ~live, actions)
     rewards = np.zeros_like(batch.rewards)
     playing = np.flatnonzero(live)

@@ -324,3 +324,25 @@ def leduc_poker(clones: int = 1, auto_reset: bool = False) -> BatchedPoker:
                            f"xdo_clone_leduc(clones={clones})")
   return BatchedPoker(game, LEDUC_RULES, clones=int(clones),
                       auto_reset=auto_reset)
+
+
+def for_game(game: pyspiel.Game, auto_reset: bool = False) -> BatchedPoker:
+  """The engine of `game`: `kuhn_poker`, `leduc_poker` or
+  `xdo_clone_leduc(clones=m)`, with their default rules otherwise.
+
+  Raises:
+    ValueError: no JAX engine plays `game`.
+  """
+  name = game.get_type().short_name
+  engines = {"kuhn_poker": kuhn_poker, "leduc_poker": leduc_poker}
+  if name == "xdo_clone_leduc":
+    engine = leduc_poker(int(game.get_parameters()["clones"]), auto_reset)
+  elif name in engines:
+    engine = engines[name](auto_reset=auto_reset)
+  else:
+    engine = None
+  if engine is None or str(engine.game) != str(game):
+    raise ValueError(f"no batched JAX engine plays {game}; there are engines "
+                     "for kuhn_poker, leduc_poker and "
+                     "xdo_clone_leduc(clones=m) with their default rules")
+  return engine

@@ -7,6 +7,8 @@ import sys
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel.python.algorithms import exploitability
+from open_spiel_ext.utils import reporting
 import pyspiel
 
 
@@ -151,3 +153,33 @@ def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
   table = json.loads((tmp_path / "table.json").read_text())
   assert table["optimal"] == {"tiny_hanabi_a": 2.25, "tiny_hanabi_e": 10.0}
   assert (tmp_path / "baselines.png").exists()
+
+
+def test_nfsp_example_policy_loads_into_openspiel_with_its_exploitability(
+    tmp_path):
+  flags = ("--game=kuhn_poker", "--steps=4000", "--eval_every=2000",
+           f"--output_dir={tmp_path}")
+  output = _run_example("nfsp", *flags)
+  records = [json.loads(line) for line in
+             (tmp_path / "metrics.jsonl").read_text().splitlines()]
+  assert [r["step"] for r in records] == [2000, 4000]
+  tabular = reporting.load_policy(str(tmp_path / "policy.json"),
+                                  pyspiel.load_game("kuhn_poker"))
+  theirs = exploitability.exploitability(pyspiel.load_game("kuhn_poker"),
+                                         tabular)
+  assert theirs == pytest.approx(records[-1]["exploitability"], abs=1e-9)
+  assert f"final exploitability {theirs:.4f}" in output
+  assert (tmp_path / "nfsp.png").stat().st_size > 0
+  assert "resuming from" in _run_example("nfsp", *flags)
+
+
+def test_best_response_example_reports_exact_values(tmp_path):
+  output = _run_example("best_response", "--game=kuhn_poker",
+                        "--opponent=cfr+:20", "--steps=2000",
+                        "--eval_every=1000", f"--output_dir={tmp_path}")
+  gap = float(output.split("gap ")[-1].split()[0])
+  assert 0 <= gap < 0.05
+  assert output.count("exact value") == 2
+  policy = json.loads((tmp_path / "policy.json").read_text())
+  assert len(policy) == 12
+  assert (tmp_path / "best_response.png").stat().st_size > 0

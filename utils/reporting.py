@@ -13,14 +13,35 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from open_spiel.python import policy as policy_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
+import pyspiel  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def as_record(entry: Any) -> dict[str, Any]:
-  """A dataclass log entry as a JSON-friendly dict."""
-  record = dataclasses.asdict(entry) if dataclasses.is_dataclass(entry) else (
-      dict(entry))
-  return {key: (value.tolist() if isinstance(value, np.ndarray) else value)
-          for key, value in record.items()}
+  """A log entry (dataclass, named tuple or mapping) as a JSON-friendly
+  dict; named tuples inside it become dicts too."""
+  if dataclasses.is_dataclass(entry):
+    record = dataclasses.asdict(entry)
+  elif hasattr(entry, "_asdict"):
+    record = entry._asdict()
+  else:
+    record = dict(entry)
+  return {key: _plain(value) for key, value in record.items()}
+
+
+def _plain(value: Any) -> Any:
+  if isinstance(value, np.ndarray):
+    return value.tolist()
+  if hasattr(value, "_asdict"):
+    return as_record(value)
+  return value
+
+
+def write_log(log: Iterable[Any], path: str) -> None:
+  """Writes a whole log as JSON lines (a resumed run's included)."""
+  writer = JsonLinesWriter(path)
+  for entry in log:
+    writer.write(as_record(entry))
+  writer.close()
 
 
 class JsonLinesWriter:
@@ -53,6 +74,36 @@ def save_policy(tabular: policy_lib.TabularPolicy, path: str) -> None:
     }
   with open(path, "w", encoding="utf-8") as f:
     json.dump(table, f, indent=0)
+
+
+def load_policy(path: str, game: pyspiel.Game) -> policy_lib.TabularPolicy:
+  """A policy written by `save_policy`, as a TabularPolicy of `game`.
+
+  Raises:
+    ValueError: the file names an information state or action that `game`
+      does not have, or leaves some of its information states out.
+  """
+  with open(path, encoding="utf-8") as f:
+    table = json.load(f)
+  tabular = policy_lib.TabularPolicy(game)
+  unknown = [key for key in table if key not in tabular.state_lookup]
+  if unknown:
+    raise ValueError(f"{path} is not a policy of {game}: it has information "
+                     f"state {unknown[0]!r}, which the game does not have")
+  missing = [key for key in tabular.state_lookup if key not in table]
+  if missing:
+    raise ValueError(f"{path} leaves out {len(missing)} information states "
+                     f"of {game}, such as {missing[0]!r}")
+  for key, probabilities in table.items():
+    row = tabular.state_lookup[key]
+    legal = tabular.legal_actions_mask[row]
+    tabular.action_probability_array[row] = 0.0
+    for action, probability in probabilities.items():
+      if not legal[int(action)]:
+        raise ValueError(f"{path}: action {action} is not legal at "
+                         f"information state {key!r} of {game}")
+      tabular.action_probability_array[row, int(action)] = probability
+  return tabular
 
 
 def follow(entries: Iterable[Any], output_dir: str,

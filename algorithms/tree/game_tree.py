@@ -16,6 +16,7 @@ Leduc's 468,517 histories come from Leduc's 9,457).
 
 import dataclasses
 import functools
+from typing import Optional
 
 import numpy as np
 
@@ -137,8 +138,12 @@ def check_game(game: pyspiel.Game) -> None:
                      f"which {game} does not provide")
 
 
-def _walk(root: pyspiel.State):
-  """Walks the whole tree depth first; returns per-node lists and infosets."""
+def _walk(root: pyspiel.State, max_nodes: Optional[int]):
+  """Walks the whole tree depth first; returns per-node lists and infosets.
+
+  Raises:
+    ValueError: the tree has more than `max_nodes` nodes.
+  """
   players, infosets, parents, actions, probs, utilities, depths = ([], [], [],
                                                                    [], [], [],
                                                                    [])
@@ -148,6 +153,9 @@ def _walk(root: pyspiel.State):
   while stack:
     state, parent, action, prob, depth = stack.pop()
     node = len(players)
+    if max_nodes is not None and node >= max_nodes:
+      raise ValueError(f"{root.get_game()} has more than max_nodes="
+                       f"{max_nodes} nodes")
     depths.append(depth)
     parents.append(parent)
     actions.append(action)
@@ -190,13 +198,19 @@ def _check_one_depth_per_infoset(game: pyspiel.Game, depth: np.ndarray,
                      f"depth; {game} has information sets spanning depths")
 
 
-def build_tree(game: pyspiel.Game) -> GameTree:
-  """Walks `game` once into a GameTree."""
+def build_tree(game: pyspiel.Game,
+               max_nodes: Optional[int] = None) -> GameTree:
+  """Walks `game` once into a GameTree.
+
+  Raises:
+    ValueError: the tree engine cannot walk `game`, or (with `max_nodes`) its
+      tree has more nodes than that.
+  """
   check_game(game)
   if isinstance(game, wrapped.WrappedGame):
-    return _expand_wrapped(game, build_tree(game.inner_game))
+    return _expand_wrapped(game, build_tree(game.inner_game, max_nodes))
   (players, infosets, parents, actions, probs, utilities, depths, infoset_ids,
-   infoset_actions) = _walk(game.new_initial_state())
+   infoset_actions) = _walk(game.new_initial_state(), max_nodes)
   parent = np.asarray(parents, np.int64)
   infoset = np.asarray(infosets, np.int64)
   level = np.asarray(depths, np.int64)

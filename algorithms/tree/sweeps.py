@@ -23,6 +23,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
+from open_spiel_ext.algorithms.tree import policies as policies_lib
 from open_spiel_ext.utils import padding
 
 CHANCE_OWNER = 2  # Edge owners: 0, 1 (players) or 2 (chance and padding).
@@ -267,3 +268,22 @@ class TreeSweeps:
                      mask: np.ndarray | None = None) -> float:
     """OpenSpiel's exploitability (NashConv / 2) of `policy` within `mask`."""
     return sum(self.best_response_values(policy, mask)) / 2
+
+  def mixture_policy(self, members: np.ndarray,
+                     weights: np.ndarray) -> np.ndarray:
+    """The behaviour policy that plays like the mixture of `members`
+    ([M, infosets, actions], member m drawn with `weights[m]` once per game):
+    at each information state, the members' policies weighted by `weights`
+    times each member's own reach probability of it (Kuhn's theorem).
+    Information states no member reaches are uniform."""
+    tree = self.tree
+    mixed = np.zeros(tree.legal.shape)
+    for member, weight in zip(members, weights):
+      if weight <= 0:
+        continue
+      for player in (0, 1):
+        reach = self.own_reach(member, player)
+        mixed += ((tree.infoset_player == player) * weight *
+                  reach)[:, None] * member
+    return policies_lib.normalized(mixed, tree.legal)
+

@@ -1,0 +1,149 @@
+"""Learned best responses to a fixed opponent, measured exactly where the
+game's tree fits.
+
+`train_best_response(env, opponent, config, steps=...)` trains the learner
+that `config` names (a `dqn.Config`, `ppo.Config` or `sac.Config`) against
+`opponent` (any `Opponent`: uniform, a network, a policy array, an OpenSpiel
+policy, or a weighted mixture of population members) on a JAX engine of the
+batched-environment contract, and returns the learned policy and a log.
+
+By default one network plays both seats, alternating over the batch, and
+tells them apart by the information-state tensor (which names the player in
+every game of the plugin and of OpenSpiel's poker): the symmetric mode of
+P2SRO. `seats=0` or `seats=1` trains one seat only.
+
+`evaluation.ExactEvaluator` measures the learned policy exactly on
+tree-sized games. A run evaluates every `eval_every` steps and checkpoints after each
+evaluation; rerunning with the same checkpoint path and settings resumes it
+and ends with the same parameters as a run that was never interrupted.
+"""
+
+import hashlib
+from typing import Any, Callable, NamedTuple, Optional, Union
+
+import jax
+import numpy as np
+
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import evaluation
+from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import opponents as opponents_lib
+from open_spiel_ext.algorithms.rl import ppo
+from open_spiel_ext.algorithms.rl import sac
+from open_spiel_ext.algorithms.rl import versus as versus_lib
+from open_spiel_ext.games import batched
+
+AnyConfig = Union[dqn.Config, ppo.Config, sac.Config]
+LEARNERS = {dqn.Config: dqn.DQN, ppo.Config: ppo.PPO, sac.Config: sac.SAC}
+
+
+ALGORITHMS = ("ddqn", "ppo", "sac")
+
+
+def default_config(algorithm: str, steps: int) -> AnyConfig:
+  """The settings the examples and benchmarks train `algorithm` with for a
+  run of `steps` batched steps (DDQN's learning rate decays over the run)."""
+  if algorithm == "ddqn":
+    return dqn.Config(learning_rate_end=1e-5,
+                      learning_rate_decay_updates=steps)
+  if algorithm == "ppo":
+    return ppo.Config()
+  if algorithm == "sac":
+    return sac.Config()
+  raise ValueError(f"algorithm must be one of {ALGORITHMS}, got "
+                   f"algorithm={algorithm!r}")
+
+
+def make_learner(config: AnyConfig, versus: versus_lib.VersusEnv,
+                 batch: int) -> learner_lib.Learner:
+  """The learner `config` configures, sized for `versus`."""
+  for config_type, learner_type in LEARNERS.items():
+    if isinstance(config, config_type):
+      return learner_type(config, versus.observation_shape,
+                          versus.num_actions, batch)
+  raise ValueError(f"config must be one of "
+                   f"{[c.__module__ + '.Config' for c in LEARNERS]}, got "
+                   f"{type(config).__name__}")
+
+
+class LogEntry(NamedTuple):
+  step: int  # Batched steps so far.
+  episodes: int  # Games finished so far.
+  mean_return: float  # The learner's mean return in this stretch's games.
+  wall_time: float  # Seconds of training so far (evaluations not counted).
+  exact: Optional[evaluation.Evaluation]  # From the evaluator, if any.
+  metrics: dict[str, float]
+
+
+def train_best_response(
+    env: Any, opponent: opponents_lib.Opponent, config: AnyConfig, *,
+    steps: int, num_envs: int = 64, eval_every: Optional[int] = None,
+    seed: int = 0, seats: Any = versus_lib.ALTERNATE,
+    evaluator: Optional[Callable[[learner_lib.LearnedPolicy],
+                                 evaluation.Evaluation]] = None,
+    checkpoint_path: Optional[str] = None,
+    on_entry: Optional[Callable[[LogEntry], None]] = None,
+) -> tuple[learner_lib.LearnedPolicy, list[LogEntry]]:
+  """Trains a best response to `opponent` (see the module docstring).
+
+  Args:
+    env: a JAX engine of the batched-environment contract made with
+      `auto_reset=True` (trained in jitted `lax.scan` chunks), or a
+      `PyspielVectorEnv` with `auto_reset=True` for any other game (a Python
+      loop of jitted learner steps; no checkpoints).
+    opponent: the fixed policy to respond to.
+    config: the learner's config.
+    steps: batched steps to train for (each is `num_envs` decisions).
+    num_envs: games played at once.
+    eval_every: steps between log entries (and evaluations, checkpoints);
+      a tenth of the run by default.
+    seed: the run's seed.
+    seats: "alternate" (one network, both seats), 0 or 1.
+    evaluator: called on the learned policy at every log entry (an
+      `evaluation.ExactEvaluator`, say).
+    checkpoint_path: where to checkpoint; an existing checkpoint of the same
+      settings is resumed.
+    on_entry: called with each log entry as it is made (progress output).
+
+  Returns:
+    (the learned policy, the log).
+  """
+  settings = learner_lib.RunSettings(steps, num_envs,
+                                     eval_every or max(steps // 10, 1), seed,
+                                     seats)
+  if isinstance(env, batched.PyspielVectorEnv):
+    if checkpoint_path:
+      raise ValueError("checkpoints need a JAX engine: a PyspielVectorEnv's "
+                       "games in progress are pyspiel states, which a "
+                       f"checkpoint does not keep; got {checkpoint_path=}")
+    versus = versus_lib.HostVersusEnv(env, opponent, seats)
+  else:
+    versus = versus_lib.VersusEnv(env, opponent, seats)
+  learner = make_learner(config, versus, num_envs)
+  train_steps = learner_lib.make_train_steps(learner, versus)
+  carry = learner_lib.init_carry(learner, versus, jax.random.PRNGKey(seed),
+                                 num_envs)
+  run_config = settings.as_record(config, opponent=_fingerprint(opponent))
+
+  def make_entry(carry, step, metrics, wall_time, log):
+    episodes = int(metrics.episodes)
+    return LogEntry(
+        step, (log[-1].episodes if log else 0) + episodes,
+        float(metrics.return_sum) / max(episodes, 1), wall_time,
+        evaluator(learner.played(carry.learner)) if evaluator else None,
+        {name: float(value) for name, value in metrics.learner.items()})
+
+  carry, log = learner_lib.run_in_chunks(
+      carry, lambda c, n: train_steps(c, opponent.params, opponent.weights, n),
+      make_entry, steps, settings.eval_every, run_config, checkpoint_path,
+      on_entry)
+  return learner.played(carry.learner), log
+
+
+def _fingerprint(opponent: opponents_lib.Opponent) -> str:
+  """A digest of the opponent's parameters and weights, so that a checkpoint
+  is never resumed against another opponent."""
+  digest = hashlib.sha256()
+  for leaf in jax.tree.leaves((opponent.params, opponent.weights)):
+    digest.update(np.asarray(leaf).tobytes())
+  return digest.hexdigest()[:16]

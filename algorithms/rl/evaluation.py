@@ -1,0 +1,111 @@
+"""Exact values of learned policies against a fixed opponent.
+
+For a game the tree engine walks (and for m-Clone Leduc, through its
+collapse onto Leduc's tree, for any number of clones), `ExactEvaluator`
+gives the exact value of a learned policy against an `Opponent` in each seat
+next to the exact best-response value: their difference is how far a learned
+best response is from a true one. A mixture opponent is evaluated as the
+behaviour policy that plays like it (`TreeSweeps.mixture_policy`).
+"""
+
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+
+from open_spiel.python import policy as policy_lib
+from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import opponents as opponents_lib
+from open_spiel_ext.algorithms.rl import policies
+from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
+from open_spiel_ext.algorithms.tree import policies as tree_policies
+from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
+import pyspiel
+
+
+class Evaluation(NamedTuple):
+  """Exact values of a learned policy, per seat, against the opponent."""
+  values: np.ndarray  # [2] the learned policy's value in seat 0 and seat 1.
+  best_values: np.ndarray  # [2] the best response's value in each seat.
+
+  @property
+  def gap(self) -> float:
+    """How much less than a best response the policy gets, averaged over
+    the two seats."""
+    return float(np.mean(self.best_values - self.values))
+
+
+class ExactEvaluator:
+  """Exact values against one opponent on a tree-sized game (or m-Clone
+  Leduc, collapsed onto Leduc)."""
+
+  def __init__(self, game: pyspiel.Game, opponent: opponents_lib.Opponent,
+               max_nodes: int = 10**6):
+    """Builds the tree (ValueError if it has more than `max_nodes` nodes)."""
+    self.clones = _clones(game)
+    tree_game = (pyspiel.load_game("leduc_poker") if self.clones > 1 else
+                 game)
+    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
+                                                                 max_nodes))
+    tree = self.sweeps.tree
+    self.opponent_policy = self.sweeps.mixture_policy(
+        opponent.members_table(tree, self.clones),
+        np.asarray(opponent.weights, np.float64))
+    self.best_values = np.array([
+        self.sweeps.best_response(self.opponent_policy, seat)[0]
+        for seat in (0, 1)])
+
+  def policy_array(self, policy: learner_lib.LearnedPolicy) -> np.ndarray:
+    """The learned policy as a policy array of the evaluation tree."""
+    tree = self.sweeps.tree
+    legal = np.tile(tree.legal, self.clones)
+    array = policies.tabulate(tree, policy.logits_fn(), legal)
+    return policies.collapse_clones(array) if self.clones > 1 else array
+
+  def __call__(self, policy: learner_lib.LearnedPolicy) -> Evaluation:
+    learned = self.policy_array(policy)
+    tree = self.sweeps.tree
+    values = []
+    for seat in (0, 1):
+      mine = (tree.infoset_player == seat)[:, None]
+      joint = np.where(mine, learned, self.opponent_policy)
+      value = self.sweeps.expected_value(joint)
+      values.append(value if seat == 0 else -value)
+    return Evaluation(np.array(values), self.best_values)
+
+
+def _clones(game: pyspiel.Game) -> int:
+  if game.get_type().short_name == "xdo_clone_leduc":
+    return int(game.get_parameters()["clones"])
+  return 1
+
+
+def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
+                     ) -> Optional[Callable[[learner_lib.LearnedPolicy],
+                                            float]]:
+  """The exact exploitability of learned policies of `game` (m-Clone Leduc
+  through Leduc), or None for a game whose tree has more than
+  `max_nodes` nodes (or that the tree engine cannot walk)."""
+  clones = _clones(game)
+  if clones > 1:
+    evaluator = policies.CloneLeducEvaluator()
+    return lambda policy: evaluator.exploitability(policy.logits_fn(), clones)
+  try:
+    tree = game_tree_lib.build_tree(game, max_nodes)
+  except ValueError:
+    return None
+  sweeps = sweeps_lib.TreeSweeps(tree)
+  return lambda policy: sweeps.exploitability(
+      policies.tabulate(tree, policy.logits_fn()))
+
+
+def tabular_policy(game: pyspiel.Game, policy: learner_lib.LearnedPolicy,
+                   max_nodes: int = 10**6
+                  ) -> Optional[policy_lib.TabularPolicy]:
+  """The learned policy as an OpenSpiel TabularPolicy of `game`, or None for
+  a game whose tree has more than `max_nodes` nodes."""
+  try:
+    tree = game_tree_lib.build_tree(game, max_nodes)
+  except ValueError:
+    return None
+  return tree_policies.to_tabular(tree,
+                                  policies.tabulate(tree, policy.logits_fn()))

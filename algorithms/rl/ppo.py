@@ -1,0 +1,299 @@
+"""Proximal policy optimisation on batched environments, for discrete actions
+(with masks for illegal actions) or continuous ones.
+
+PPO (Schulman et al., 2017) with clipped surrogate and generalised advantage
+estimation, as a learner of `learner.py`. The policy and the value function
+are separate MLPs (no shared torso: poker's returns, up to ±13 chips in
+Leduc, would make the value loss dominate shared features). Each batched
+step's transition goes into a rollout of `rollout_length` steps kept in the
+state (arrays [T, B, ...]), with the log-probability and value of the action
+under the parameters that chose it (they change only at the end of a
+rollout, so `observe` recomputes them from those parameters). The step that
+fills the rollout:
+
+- computes GAE advantages (γ = `discount`, λ = `gae_lambda`) and returns,
+  bootstrapping from the value of the last transition's next observation; a
+  `done` step cuts the bootstrap (after a game ends, the next observation is
+  the next game's);
+- runs `epochs` epochs, each over the rollout shuffled into `minibatches`
+  minibatches, of updates of the clipped surrogate + `value_coef` × the
+  squared value error − `entropy_coef` × the entropy; advantages are
+  normalised per minibatch (zero mean, unit standard deviation).
+
+Discrete mode: the policy's logits are soft-maxed over the legal actions
+(`nn/masking.py`); the learner explores by sampling it and plays it when it
+is done (`played` gives its logits).
+
+Continuous mode (`Config(continuous=True)`, `num_actions` the action
+dimension): actions are a tanh-squashed Gaussian in (-1, 1)^dim, its mean
+from the policy network and its log standard deviation a learned parameter
+independent of the state (starting at `log_std_init`); the log-probability
+carries the tanh change-of-variables correction, and the entropy bonus is
+the Gaussian's before squashing. The mask is ignored. `played` gives the
+deterministic action tanh(mean), not logits.
+"""
+
+import dataclasses
+import math
+from typing import Any, NamedTuple, Optional
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import optax
+
+from open_spiel_ext.algorithms.nn import masking
+from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import sac
+
+# Squashed actions are clipped this far inside (-1, 1) before atanh.
+ACTION_EDGE = 1e-6
+_HALF_LOG_2_PI_E = 0.5 * math.log(2 * math.pi * math.e)
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+  """PPO's settings."""
+  hidden_sizes: tuple[int, ...] = (128, 128)  # Of each network.
+  learning_rate: float = 1e-3
+  rollout_length: int = 16  # Batched steps per rollout.
+  epochs: int = 4  # Passes over each rollout.
+  minibatches: int = 4  # Per epoch; they split rollout_length × batch.
+  discount: float = 1.0
+  gae_lambda: float = 0.95
+  clip_epsilon: float = 0.2
+  value_coef: float = 0.5
+  entropy_coef: float = 0.001
+  max_grad_norm: float = 0.5
+  continuous: bool = False  # Tanh-squashed Gaussian actions.
+  log_std_init: float = 0.0  # Continuous mode's starting log std.
+
+  def __post_init__(self):
+    learner_lib.check_positive(self, "learning_rate", "rollout_length",
+                               "epochs", "minibatches", "clip_epsilon",
+                               "max_grad_norm")
+    learner_lib.check_unit_interval(self, "discount", "gae_lambda")
+    learner_lib.check_non_negative(self, "value_coef", "entropy_coef")
+    learner_lib.check_widths(self, "hidden_sizes")
+
+
+class Params(NamedTuple):
+  policy: hk.Params  # Logits (discrete) or the Gaussian's mean (continuous).
+  value: hk.Params
+  log_std: Optional[jax.Array]  # [dim] in continuous mode, else None.
+
+
+class Rollout(NamedTuple):
+  """A rollout's steps, [T, B, ...] (a batch of them for the update)."""
+  observation: jax.Array
+  mask: Optional[jax.Array]  # None in continuous mode.
+  action: jax.Array
+  reward: jax.Array
+  done: jax.Array
+  log_prob: jax.Array  # Of the action, under the parameters that chose it.
+  value: jax.Array  # Of the observation, under those parameters.
+
+
+class Batch(NamedTuple):
+  """A minibatch of rollout steps with their advantages and returns."""
+  steps: Rollout
+  advantage: jax.Array
+  target: jax.Array  # The value's regression target (the GAE return).
+
+
+class State(NamedTuple):
+  train: training.TrainState
+  rollout: Rollout
+  step: jax.Array  # Steps stored in the current rollout.
+
+
+def gae(rollout: Rollout, last_value: jax.Array, discount: float,
+        gae_lambda: float) -> tuple[jax.Array, jax.Array]:
+  """GAE advantages and returns [T, B] of a rollout, bootstrapped from
+  `last_value` [B] (the value after its last step) where no game ended."""
+
+  def backwards(carry, step):
+    advantage, next_value = carry
+    reward, value, done = step
+    live = 1.0 - done
+    delta = reward + discount * live * next_value - value
+    advantage = delta + discount * gae_lambda * live * advantage
+    return (advantage, value), advantage
+
+  _, advantages = jax.lax.scan(
+      backwards, (jnp.zeros_like(last_value), last_value),
+      (rollout.reward, rollout.value, rollout.done.astype(jnp.float32)),
+      reverse=True)
+  return advantages, advantages + rollout.value
+
+
+def squashed_log_prob(mean: jax.Array, log_std: jax.Array,
+                      action: jax.Array) -> jax.Array:
+  """log density [B] of tanh-squashed actions [B, dim] under N(mean, std²)
+  before squashing, with the tanh log-det correction."""
+  action = jnp.clip(action, -1.0 + ACTION_EDGE, 1.0 - ACTION_EDGE)
+  raw = jnp.arctanh(action)
+  gaussian = -0.5 * ((raw - mean) / jnp.exp(log_std))**2 - log_std - (
+      0.5 * math.log(2 * math.pi))
+  # log(1 − tanh(u)²) = 2 (log 2 − u − softplus(−2u)), stable for large |u|.
+  log_det = 2.0 * (math.log(2.0) - raw - jax.nn.softplus(-2.0 * raw))
+  return (gaussian - log_det).sum(-1)
+
+
+def _normalised(advantage: jax.Array) -> jax.Array:
+  return (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+
+
+class PPO:
+  """PPO as a learner of `learner.py` (see the module docstring)."""
+
+  def __init__(self, config: Config, observation_shape: tuple[int, ...],
+               num_actions: int, batch: int):
+    samples = config.rollout_length * batch
+    if samples % config.minibatches:
+      raise ValueError(
+          f"rollout_length × batch must split into minibatches, got "
+          f"rollout_length={config.rollout_length}, batch={batch}, "
+          f"minibatches={config.minibatches}")
+    self.config = config
+    self.policy = dqn.q_network(config.hidden_sizes, num_actions,
+                                name="policy")
+    self.value = dqn.q_network(config.hidden_sizes, 1, name="value")
+    self.observation_shape = tuple(observation_shape)
+    self.num_actions = num_actions
+    self.batch = batch
+    self.optimizer = optax.chain(
+        optax.clip_by_global_norm(config.max_grad_norm),
+        optax.adam(config.learning_rate))
+    self._update = training.make_update(self._loss, self.optimizer)
+    self._played_apply = (self._deterministic_action if config.continuous
+                          else self.policy.apply)
+
+  def init(self, key: jax.Array) -> State:
+    policy_key, value_key = jax.random.split(key)
+    observation = jnp.zeros((1,) + self.observation_shape, jnp.float32)
+    log_std = (jnp.full(self.num_actions, self.config.log_std_init,
+                        jnp.float32) if self.config.continuous else None)
+    params = Params(self.policy.init(policy_key, observation),
+                    self.value.init(value_key, observation), log_std)
+    train = training.init_train_state(params, {}, self.optimizer)
+    return State(train, self._empty_rollout(), jnp.int32(0))
+
+  def _empty_rollout(self) -> Rollout:
+    steps = (self.config.rollout_length, self.batch)
+    zeros = jnp.zeros(steps, jnp.float32)
+    if self.config.continuous:
+      mask = None
+      action = jnp.zeros(steps + (self.num_actions,), jnp.float32)
+    else:
+      mask = jnp.zeros(steps + (self.num_actions,), bool)
+      action = jnp.zeros(steps, jnp.int32)
+    return Rollout(jnp.zeros(steps + self.observation_shape, jnp.float32),
+                   mask, action, zeros, jnp.zeros(steps, bool), zeros, zeros)
+
+  def act(self, state: State, observation: jax.Array, mask: jax.Array,
+          key: jax.Array) -> jax.Array:
+    params = state.train.params
+    output = self.policy.apply(params.policy, observation)
+    if self.config.continuous:
+      noise = jax.random.normal(key, output.shape)
+      return jnp.tanh(output + jnp.exp(params.log_std) * noise)
+    return masking.masked_sample(key, output, mask)
+
+  def _deterministic_action(self, policy_params: hk.Params,
+                            observation: jax.Array) -> jax.Array:
+    return jnp.tanh(self.policy.apply(policy_params, observation))
+
+  def _log_prob_and_entropy(self, params: Params, observation: jax.Array,
+                            mask: Optional[jax.Array], action: jax.Array
+                           ) -> tuple[jax.Array, jax.Array]:
+    """The log-probability [B] of `action` and the policy's entropy [B]."""
+    output = self.policy.apply(params.policy, observation)
+    if self.config.continuous:
+      entropy = (params.log_std + _HALF_LOG_2_PI_E).sum() * jnp.ones(
+          output.shape[:1])
+      return squashed_log_prob(output, params.log_std, action), entropy
+    log_probs = masking.masked_log_softmax(output, mask)
+    log_prob = jnp.take_along_axis(log_probs, action[:, None], -1)[:, 0]
+    return log_prob, sac.entropy(output, mask)
+
+  def _value(self, params: Params, observation: jax.Array) -> jax.Array:
+    return self.value.apply(params.value, observation)[:, 0]
+
+  def _loss(self, params: Params, net_state: hk.State, batch: Batch):
+    """Clipped surrogate + value_coef × squared error − entropy_coef ×
+    entropy; its aux is the metrics."""
+    config = self.config
+    steps = batch.steps
+    log_prob, entropy = self._log_prob_and_entropy(
+        params, steps.observation, steps.mask, steps.action)
+    ratio = jnp.exp(log_prob - steps.log_prob)
+    advantage = _normalised(batch.advantage)
+    clipped = jnp.clip(ratio, 1.0 - config.clip_epsilon,
+                       1.0 + config.clip_epsilon)
+    policy_loss = -jnp.mean(jnp.minimum(ratio * advantage,
+                                        clipped * advantage))
+    value_loss = 0.5 * jnp.mean(
+        (self._value(params, steps.observation) - batch.target)**2)
+    loss = (policy_loss + config.value_coef * value_loss -
+            config.entropy_coef * entropy.mean())
+    return loss, (net_state, {
+        "policy_loss": policy_loss, "value_loss": value_loss,
+        "entropy": entropy.mean(),
+        "approx_kl": jnp.mean((ratio - 1.0) - (log_prob - steps.log_prob))})
+
+  def _minibatches(self, batch: Batch, key: jax.Array) -> Batch:
+    """`batch` [N, ...] shuffled into [minibatches, N / minibatches, ...]."""
+    order = jax.random.permutation(key, self.batch *
+                                   self.config.rollout_length)
+    return jax.tree.map(
+        lambda x: x[order].reshape((self.config.minibatches, -1) +
+                                   x.shape[1:]), batch)
+
+  def train(self, train: training.TrainState, rollout: Rollout,
+            next_observation: jax.Array, key: jax.Array
+           ) -> tuple[training.TrainState, dict[str, jax.Array]]:
+    """`epochs` epochs of minibatch updates on a full rollout; returns the
+    mean metrics."""
+    config = self.config
+    advantage, target = gae(
+        rollout, self._value(train.params, next_observation),
+        config.discount, config.gae_lambda)
+    flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]),
+                        Batch(rollout, advantage, target))
+
+    def epoch(train, epoch_key):
+      return jax.lax.scan(self._update, train,
+                          self._minibatches(flat, epoch_key))
+
+    train, metrics = jax.lax.scan(epoch, train,
+                                  jax.random.split(key, config.epochs))
+    return train, jax.tree.map(jnp.mean, metrics)
+
+  def observe(self, state: State, transition: learner_lib.Transition,
+              key: jax.Array) -> tuple[State, dict[str, jax.Array]]:
+    params = state.train.params
+    mask = None if self.config.continuous else transition.mask
+    log_prob, _ = self._log_prob_and_entropy(params, transition.observation,
+                                             mask, transition.action)
+    row = Rollout(transition.observation, mask, transition.action,
+                  transition.reward, transition.done, log_prob,
+                  self._value(params, transition.observation))
+    rollout = jax.tree.map(lambda stored, new: stored.at[state.step].set(new),
+                           state.rollout, row)
+    step = state.step + 1
+    idle = {name: jnp.float32(0) for name in
+            ("policy_loss", "value_loss", "entropy", "approx_kl")}
+    train, metrics = jax.lax.cond(
+        step == self.config.rollout_length, self.train,
+        lambda t, r, o, k: (t, idle), state.train, rollout,
+        transition.next_observation, key)
+    return State(train, rollout, step % self.config.rollout_length), metrics
+
+  def played(self, state: State) -> learner_lib.LearnedPolicy:
+    """The softmax policy of the logits (discrete), or the deterministic
+    action tanh(mean) (continuous)."""
+    return learner_lib.LearnedPolicy(self._played_apply,
+                                     state.train.params.policy)
