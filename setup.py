@@ -44,7 +44,8 @@ setuptools.setup(
     extras_require={
         # Ray too, so that CI runs the Ray executor's tests (about 20 s).
         "test": ["pytest", "ray"],
-        "benchmarks": ["chex"],  # OpenSpiel's JaxCFR baseline imports it.
+        # OpenSpiel's JaxCFR and JAX NFSP baselines import these.
+        "benchmarks": ["chex", "flax", "orbax-checkpoint", "etils"],
         "ray": ["ray"],
     },
 )
