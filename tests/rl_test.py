@@ -14,6 +14,7 @@ from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.algorithms.rl import policies as rl_policies
 from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus
@@ -21,6 +22,7 @@ from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import policies as tree_policies
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.games import batched
 from open_spiel_ext.games import batched_poker
 import pyspiel
 
@@ -89,11 +91,24 @@ def test_exact_values_against_a_mixture_are_the_mixed_values(
     assert got == pytest.approx(expected, abs=1e-12)
 
 
+def _mixture(kind, kuhn_tree, cfr_average):
+  """A two-member mixture opponent of `kind` and its members' policy arrays."""
+  weights = [0.3, 0.7]
+  if kind == "tabular":
+    members = np.stack([tree_policies.uniform(kuhn_tree.legal), cfr_average])
+    return opponents.tabular(kuhn_tree, members, weights), members
+  network = dqn.q_network((8,), 2)
+  params = [network.init(jax.random.PRNGKey(seed), jnp.zeros((1, 11)))
+            for seed in (0, 1)]
+  stacked = jax.tree.map(lambda *x: jnp.stack(x), *params)
+  opponent = opponents.network(network.apply, stacked, weights)
+  return opponent, opponent.members_table(kuhn_tree, 1)
+
+
+@pytest.mark.parametrize("kind", ["tabular", "network"])
 def test_versus_env_returns_match_the_exact_value_against_a_mixture(
-    kuhn_tree, cfr_average):
-  members = np.stack([tree_policies.uniform(kuhn_tree.legal), cfr_average])
-  weights = [0.5, 0.5]
-  opponent = opponents.tabular(kuhn_tree, members, weights)
+    kind, kuhn_tree, cfr_average):
+  opponent, members = _mixture(kind, kuhn_tree, cfr_average)
   env = versus.VersusEnv(_kuhn_env(), opponent)
   batch, state = 4096, env.init(jax.random.PRNGKey(1), 4096)
   returns = []
@@ -103,7 +118,8 @@ def test_versus_env_returns_match_the_exact_value_against_a_mixture(
   returns = np.concatenate(returns)
   tree_sweeps = sweeps.TreeSweeps(kuhn_tree)
   always_bet = tree_policies.pure(np.ones(len(members[0]), int), 2)
-  mixed = tree_sweeps.mixture_policy(members, np.array(weights))
+  mixed = tree_sweeps.mixture_policy(members,
+                                     np.asarray(opponent.weights, float))
   player = kuhn_tree.infoset_player[:, None]
   exact = np.mean([
       (1 if seat == 0 else -1) * tree_sweeps.expected_value(
@@ -232,3 +248,26 @@ def test_best_response_refuses_an_engine_without_auto_reset():
     best_response.train_best_response(
         batched_poker.kuhn_poker(), opponents.uniform(), dqn.Config(),
         steps=10)
+
+
+def test_any_pyspiel_game_trains_through_pyspiel_vector_env():
+  env = batched.PyspielVectorEnv("kuhn_poker", auto_reset=True)
+  opponent = opponents.uniform()
+  policy, log = best_response.train_best_response(
+      env, opponent, dqn.Config(learning_starts=200, epsilon_decay_steps=300),
+      steps=900, num_envs=32, eval_every=900)
+  assert evaluation.ExactEvaluator(KUHN, opponent)(policy).gap < 0.05
+  assert log[-1].episodes > 900 * 32 / 3
+  with pytest.raises(ValueError, match="checkpoints need a JAX engine"):
+    best_response.train_best_response(env, opponent, dqn.Config(), steps=10,
+                                      checkpoint_path="unused.pkl")
+
+
+def test_a_learned_policy_becomes_an_opponent_that_plays_it(kuhn_tree):
+  learned = dqn.DQN(dqn.Config(), (11,), 2, batch=4)
+  policy = learned.played(learned.init(jax.random.PRNGKey(5)))
+  table = policy.as_opponent().members_table(kuhn_tree, 1)
+  np.testing.assert_allclose(
+      table[0], rl_policies.tabulate(kuhn_tree, policy.logits_fn()),
+      atol=1e-6)
+  assert np.all(np.isin(np.round(table[0], 6), (0.0, 1.0)))  # Greedy.

@@ -1,5 +1,6 @@
-"""Discrete SAC: a best response on Kuhn poker measured exactly, its config
-checks, its masks of illegal actions, its temperature and reproducibility."""
+"""Discrete SAC: its config checks, its masks of illegal actions, its
+temperature and reproducibility (its Kuhn best responses, measured exactly,
+are in rl_test.py)."""
 
 import jax
 import jax.numpy as jnp
@@ -7,13 +8,11 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
-from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus
 from open_spiel_ext.games import batched_poker
-import pyspiel
 
 NUM_ENVS = 64
 
@@ -38,15 +37,13 @@ def _trainer(config: sac.Config, env, num_envs: int = NUM_ENVS):
   return sac_learner, run
 
 
-def test_learns_a_best_response_to_uniform_on_kuhn():
-  sac_learner, run = _trainer(sac.Config(),
-                              batched_poker.kuhn_poker(auto_reset=True))
-  state, metrics = run(3_000)
-  evaluator = evaluation.ExactEvaluator(pyspiel.load_game("kuhn_poker"),
-                                        opponents.uniform())
-  exact = evaluator(sac_learner.played(state))
-  assert exact.gap < 0.05, exact
-  assert float(metrics.learner["alpha"]) < sac.Config().alpha
+def test_a_learned_temperature_falls_while_entropy_is_above_its_target():
+  # Kuhn best responses learned with SAC are measured in rl_test.py.
+  config = sac.Config(learning_starts=64, batch_size=32)
+  _, run = _trainer(config, batched_poker.kuhn_poker(auto_reset=True),
+                    num_envs=8)
+  _, metrics = run(200)
+  assert float(metrics.learner["alpha"]) < config.alpha
 
 
 @pytest.mark.parametrize("make_config, message", [

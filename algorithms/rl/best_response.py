@@ -5,17 +5,19 @@ game's tree fits.
 that `config` names (a `dqn.Config`, `ppo.Config` or `sac.Config`) against
 `opponent` (any `Opponent`: uniform, a network, a policy array, an OpenSpiel
 policy, or a weighted mixture of population members) on a JAX engine of the
-batched-environment contract, and returns the learned policy and a log.
+batched-environment contract (or any pyspiel game through
+`PyspielVectorEnv`), and returns the learned policy and a log.
 
 By default one network plays both seats, alternating over the batch, and
-tells them apart by the information-state tensor (which names the player in
-every game of the plugin and of OpenSpiel's poker): the symmetric mode of
-P2SRO. `seats=0` or `seats=1` trains one seat only.
+tells them apart by the information-state tensor: the symmetric mode of
+P2SRO. Poker's tensors (Kuhn, Leduc, m-Clone Leduc) name the player; for a
+game whose tensors do not, train `seats=0` and `seats=1` apart.
 
 `evaluation.ExactEvaluator` measures the learned policy exactly on
-tree-sized games. A run evaluates every `eval_every` steps and checkpoints after each
-evaluation; rerunning with the same checkpoint path and settings resumes it
-and ends with the same parameters as a run that was never interrupted.
+tree-sized games. A run evaluates every `eval_every` steps and checkpoints
+after each evaluation; rerunning with the same checkpoint path and settings
+resumes it and ends with the same parameters as a run that was never
+interrupted.
 """
 
 import hashlib

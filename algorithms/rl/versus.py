@@ -41,25 +41,12 @@ def _where(condition: jax.Array, new: Any, old: Any) -> Any:
                              n, o), new, old)
 
 
-class VersusEnv:
-  """One learner against a fixed opponent (see the module docstring)."""
-
-  jittable = True
+class _Versus:
+  """What both versus environments hold: the engine, the opponent, the
+  learner's seats and the task's sizes."""
 
   def __init__(self, env: Any, opponent: opponents_lib.Opponent,
                seats: Any = ALTERNATE):
-    self.check(env, seats)
-    self.env = env
-    self.opponent = opponent
-    self.seats = seats
-    self.num_actions = env.num_actions
-    self.observation_shape = env.observation_shape
-    self._init = jax.jit(self._init_games)
-    self._step = jax.jit(self.play)
-
-  @staticmethod
-  def check(env: Any, seats: Any) -> None:
-    """Raises ValueError unless `env` and `seats` can make a versus env."""
     if not getattr(env, "auto_reset", False):
       raise ValueError(f"VersusEnv needs an engine made with auto_reset=True, "
                        f"got {getattr(env, 'name', env)}")
@@ -68,6 +55,23 @@ class VersusEnv:
                        f"{env.num_players} players")
     if seats not in (ALTERNATE, 0, 1):
       raise ValueError(f"seats must be 'alternate', 0 or 1, got {seats!r}")
+    self.env = env
+    self.opponent = opponent
+    self.seats = seats
+    self.num_actions = env.num_actions
+    self.observation_shape = env.observation_shape
+
+
+class VersusEnv(_Versus):
+  """One learner against a fixed opponent (see the module docstring)."""
+
+  jittable = True
+
+  def __init__(self, env: Any, opponent: opponents_lib.Opponent,
+               seats: Any = ALTERNATE):
+    super().__init__(env, opponent, seats)
+    self._init = jax.jit(self._init_games)
+    self._step = jax.jit(self.play)
 
   def init(self, key: jax.Array, batch: int) -> VersusState:
     """`batch` fresh games, each at the learner's first decision."""
@@ -164,7 +168,7 @@ class VersusEnv:
     return (player != state.seat) & (player != batched.GAME_OVER)
 
 
-class HostVersusEnv:
+class HostVersusEnv(_Versus):
   """`VersusEnv` over a `PyspielVectorEnv` (any pyspiel game, stepped on the
   host; not jittable): the same interface, for `learner.make_train_steps`'
   Python loop. The opponent acts through its jitted `act` on the batch."""
@@ -173,12 +177,7 @@ class HostVersusEnv:
 
   def __init__(self, env: batched.PyspielVectorEnv,
                opponent: opponents_lib.Opponent, seats: Any = ALTERNATE):
-    VersusEnv.check(env, seats)
-    self.env = env
-    self.opponent = opponent
-    self.seats = seats
-    self.num_actions = env.num_actions
-    self.observation_shape = env.observation_shape
+    super().__init__(env, opponent, seats)
     self._act = jax.jit(opponent.act)
 
   def init(self, key: jax.Array, batch: int) -> VersusState:
