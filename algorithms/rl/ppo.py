@@ -35,7 +35,7 @@ deterministic action tanh(mean), not logits.
 
 import dataclasses
 import math
-from typing import Any, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
 import haiku as hk
 import jax
@@ -58,14 +58,14 @@ class Config:
   """PPO's settings."""
   hidden_sizes: tuple[int, ...] = (128, 128)  # Of each network.
   learning_rate: float = 1e-3
-  rollout_length: int = 16  # Batched steps per rollout.
+  rollout_length: int = 32  # Batched steps per rollout.
   epochs: int = 4  # Passes over each rollout.
   minibatches: int = 4  # Per epoch; they split rollout_length × batch.
   discount: float = 1.0
   gae_lambda: float = 0.95
   clip_epsilon: float = 0.2
   value_coef: float = 0.5
-  entropy_coef: float = 0.001
+  entropy_coef: float = 0.01
   max_grad_norm: float = 0.5
   continuous: bool = False  # Tanh-squashed Gaussian actions.
   log_std_init: float = 0.0  # Continuous mode's starting log std.
