@@ -1,0 +1,127 @@
+"""A population of learned policies and its payoff table, for PSRO-style
+methods with learned best responses.
+
+Members are parameters of one network (`LearnedPolicy.apply`), each playing
+either seat (the symmetric mode). `add` fills the new member's row of the
+payoff table: entry (i, j) is member i's expected payoff against member j,
+averaged over the two seats, so the table is antisymmetric. It is exact
+where the tree engine walks the game (the members tabulated once; m-Clone
+Leduc through its collapse onto Leduc), otherwise the mean of
+`games_per_entry` games played on the JAX engine. `opponent(weights)` is the
+mixture of members a learner trains against (one member drawn per game),
+and `exploitability(weights)` the exact exploitability of that mixture
+where the tree fits.
+"""
+
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.algorithms.nn import masking
+from open_spiel_ext.algorithms.rl import evaluation
+from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.algorithms.rl import versus as versus_lib
+import pyspiel
+
+
+class Population:
+  """Members of one architecture and their payoff table."""
+
+  def __init__(self, game: pyspiel.Game, apply: learner_lib.LogitsFn,
+               env: Any = None, games_per_entry: int = 20_000,
+               exact: bool = True, seed: int = 0):
+    """Args:
+      game: the game.
+      apply: the members' logits function.
+      env: a JAX engine of `game` with auto-reset (for sampled entries).
+      games_per_entry: games per sampled entry.
+      exact: compute entries exactly with the tree engine (refused with
+        ValueError if the game's tree does not fit).
+      seed: seeds the sampled games.
+    """
+    if not exact and env is None:
+      raise ValueError("sampled payoff entries need a batched engine (env)")
+    if games_per_entry < 1:
+      raise ValueError(f"games_per_entry must be >= 1, got "
+                       f"games_per_entry={games_per_entry}")
+    self.game = game
+    self.apply = apply
+    self.env = env
+    self.games_per_entry = games_per_entry
+    self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
+                       if exact else None)
+    self._key = jax.random.PRNGKey(seed)
+    self.members: list[Any] = []
+    self._tables: list[np.ndarray] = []  # Exact mode: each member's policy.
+    self.payoffs = np.zeros((0, 0))
+
+  def __len__(self) -> int:
+    return len(self.members)
+
+  def add(self, params: Any) -> None:
+    """Adds a member and fills its row and column of the payoff table."""
+    policy = learner_lib.LearnedPolicy(self.apply, params)
+    if self._evaluator is not None:
+      self._tables.append(self._evaluator.policy_array(policy))
+    self.members.append(params)
+    size = len(self.members)
+    row = np.array([self._entry(size - 1, j) for j in range(size - 1)])
+    payoffs = np.zeros((size, size))
+    payoffs[:-1, :-1] = self.payoffs
+    payoffs[-1, :-1] = row
+    payoffs[:-1, -1] = -row
+    self.payoffs = payoffs
+
+  def opponent(self, weights: np.ndarray) -> opponents.Opponent:
+    """The members mixed by `weights`, one drawn per game."""
+    stacked = jax.tree.map(lambda *x: jnp.stack(x), *self.members)
+    return opponents.network(self.apply, stacked,
+                             np.asarray(weights, np.float64).tolist())
+
+  def exploitability(self, weights: np.ndarray) -> float:
+    """The exact exploitability of the members mixed by `weights`."""
+    if self._evaluator is None:
+      raise ValueError("exact exploitability needs the tree (exact=True)")
+    sweeps = self._evaluator.sweeps
+    mixed = sweeps.mixture_policy(np.stack(self._tables),
+                                  np.asarray(weights, np.float64))
+    return sweeps.exploitability(mixed)
+
+  def _entry(self, i: int, j: int) -> float:
+    """Member i's payoff against member j, averaged over the seats."""
+    if self._evaluator is not None:
+      sweeps = self._evaluator.sweeps
+      player = sweeps.tree.infoset_player[:, None]
+      first = sweeps.expected_value(
+          np.where(player == 0, self._tables[i], self._tables[j]))
+      second = sweeps.expected_value(
+          np.where(player == 0, self._tables[j], self._tables[i]))
+      return 0.5 * (first - second)
+    return self._sampled_entry(i, j)
+
+  def _sampled_entry(self, i: int, j: int) -> float:
+    """From `games_per_entry` games, member i in alternating seats against
+    member j, each sampling its softmax policy: the mean of the two seats'
+    mean returns."""
+    versus = versus_lib.VersusEnv(
+        self.env, opponents.network(self.apply, self.members[j]))
+    batch = min(self.games_per_entry, 1024)
+    self._key, init_key, play_key = jax.random.split(self._key, 3)
+    state = versus.init(init_key, batch)
+    seat = np.asarray(state.seat)
+    totals, games = np.zeros(2), np.zeros(2)
+    while games.sum() < self.games_per_entry:
+      play_key, act_key = jax.random.split(play_key)
+      logits = self.apply(self.members[i], versus.observation(state))
+      actions = masking.masked_sample(act_key, logits,
+                                      versus.legal_mask(state))
+      state, reward, done = versus.step(state, actions)
+      done = np.asarray(done)
+      for s in (0, 1):
+        ended = done & (seat == s)
+        totals[s] += float(np.asarray(reward)[ended].sum())
+        games[s] += ended.sum()
+    return float(np.mean(totals / games))

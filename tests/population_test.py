@@ -1,0 +1,71 @@
+"""A population of learned policies: its payoff table, exact and sampled,
+and the exploitability of its mixtures."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import population as population_lib
+from open_spiel_ext.algorithms.rl import policies
+from open_spiel_ext.algorithms.tree import game_tree
+from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.games import batched_poker
+import pyspiel
+
+KUHN = pyspiel.load_game("kuhn_poker")
+NETWORK = dqn.q_network((8,), 2)
+
+
+def _members(count):
+  return [NETWORK.init(jax.random.PRNGKey(seed), jnp.zeros((1, 11)))
+          for seed in range(count)]
+
+
+def _filled(exact, games_per_entry=20_000):
+  population = population_lib.Population(
+      KUHN, NETWORK.apply, batched_poker.kuhn_poker(auto_reset=True),
+      games_per_entry=games_per_entry, exact=exact)
+  for params in _members(3):
+    population.add(params)
+  return population
+
+
+def test_exact_payoffs_are_the_tree_engines_seat_averaged_values():
+  population = _filled(exact=True)
+  payoffs = population.payoffs
+  np.testing.assert_allclose(payoffs, -payoffs.T, atol=1e-12)
+  tree = game_tree.build_tree(KUHN)
+  tree_sweeps = sweeps.TreeSweeps(tree)
+  tables = [policies.tabulate(
+      tree, lambda t, p, params=params: np.asarray(NETWORK.apply(params, t)))
+            for params in population.members]
+  player = tree.infoset_player[:, None]
+  value = lambda a, b: tree_sweeps.expected_value(
+      np.where(player == 0, a, b))
+  expected = 0.5 * (value(tables[2], tables[0]) - value(tables[0], tables[2]))
+  assert payoffs[2, 0] == pytest.approx(expected, abs=1e-9)
+  assert np.abs(payoffs).max() > 0.01  # Random members differ.
+  opponent = population.opponent(np.array([0.2, 0.0, 0.8]))
+  np.testing.assert_allclose(opponent.members_table(tree, 1),
+                             np.stack(tables), atol=1e-6)
+  np.testing.assert_allclose(opponent.weights, [0.2, 0.0, 0.8])
+  alone = population.exploitability(np.array([1.0, 0.0, 0.0]))
+  assert alone == pytest.approx(tree_sweeps.exploitability(tables[0]),
+                                abs=1e-9)
+
+
+def test_sampled_payoffs_agree_with_the_exact_ones():
+  exact = _filled(exact=True).payoffs
+  sampled = _filled(exact=False, games_per_entry=40_000).payoffs
+  # Kuhn's returns are at most 2 chips: 4 standard errors of 40,000 games.
+  np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(40_000))
+
+
+def test_bad_settings_are_refused():
+  with pytest.raises(ValueError, match="games_per_entry=0"):
+    population_lib.Population(KUHN, NETWORK.apply, games_per_entry=0)
+  with pytest.raises(ValueError, match="batched engine"):
+    population_lib.Population(KUHN, NETWORK.apply, exact=False)
