@@ -12,9 +12,11 @@ sizes and offers pure, jittable functions:
   played(state) -> `LearnedPolicy`: the policy it has learned, as it plays
     it when it is done (greedy for DDQN, its softmax policy for PPO and SAC).
 
-`train_steps` runs `steps` batched steps of a learner against a `VersusEnv`
-inside one `lax.scan`: the learner acts, the environment (and its opponent)
-moves, the learner observes. A `LearnedPolicy` is a logits function of a
+`make_train_steps` runs batched steps of a learner against a `VersusEnv`
+inside one `lax.scan` (or, over a `HostVersusEnv`, in a Python loop of
+jitted learner steps): the learner acts, the environment (and its opponent)
+moves, the learner observes. `run_in_chunks` adds the log, checkpoints and
+resumption every trainer shares. A `LearnedPolicy` is a logits function of a
 network with its parameters: an `Opponent` for the next learner (PSRO's
 population), an OpenSpiel policy, or a policy array of the tree engine.
 """
