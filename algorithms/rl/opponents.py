@@ -96,10 +96,9 @@ def network(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
             weights: Optional[Sequence[float]] = None) -> Opponent:
   """A network's policy; with `weights`, a mixture of networks whose
   parameters are stacked on a leading axis (one entry per member)."""
-  members = 1 if weights is None else len(weights)
-  weights = _check_weights(weights, members)
-  stacked = params if members > 1 else jax.tree.map(lambda x: x[None],
-                                                    params)
+  stacked = params if weights is not None else jax.tree.map(
+      lambda x: x[None], params)
+  weights = _check_weights(weights, 1 if weights is None else len(weights))
 
   def act(params, observation, mask, member, key):
     logits = jax.vmap(lambda p: apply_fn(p, observation))(params)  # [M, B, A]

@@ -13,7 +13,8 @@ and `exploitability(weights)` the exact exploitability of that mixture
 where the tree fits.
 """
 
-from typing import Any, Optional
+import copy
+from typing import Any, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -75,18 +76,32 @@ class Population:
     payoffs[:-1, -1] = -row
     self.payoffs = payoffs
 
+  def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
+    """The payoff table of the members and `extra` parameters (say, active
+    learners), which are not added."""
+    trial = copy.copy(self)
+    trial.members, trial._tables = list(self.members), list(self._tables)
+    for params in extra:
+      trial.add(params)
+    return trial.payoffs
+
   def opponent(self, weights: np.ndarray) -> opponents.Opponent:
     """The members mixed by `weights`, one drawn per game."""
     stacked = jax.tree.map(lambda *x: jnp.stack(x), *self.members)
     return opponents.network(self.apply, stacked,
                              np.asarray(weights, np.float64).tolist())
 
-  def exploitability(self, weights: np.ndarray) -> float:
-    """The exact exploitability of the members mixed by `weights`."""
+  def exploitability(self, weights: np.ndarray,
+                     extra: Sequence[Any] = ()) -> float:
+    """The exact exploitability of the members (then `extra` parameters)
+    mixed by `weights`."""
     if self._evaluator is None:
       raise ValueError("exact exploitability needs the tree (exact=True)")
     sweeps = self._evaluator.sweeps
-    mixed = sweeps.mixture_policy(np.stack(self._tables),
+    tables = self._tables + [
+        self._evaluator.policy_array(learner_lib.LearnedPolicy(self.apply, p))
+        for p in extra]
+    mixed = sweeps.mixture_policy(np.stack(tables),
                                   np.asarray(weights, np.float64))
     return sweeps.exploitability(mixed)
 
