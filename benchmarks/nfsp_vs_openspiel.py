@@ -42,6 +42,7 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel.python.jax import nfsp as openspiel_nfsp
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.games import batched_poker
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -148,9 +149,11 @@ def run_ours(game: pyspiel.Game, reach: Optional[float]) -> list[dict]:
       int(_EVAL_EVERY.value * DECISIONS_PER_GAME / _NUM_ENVS.value), 1)
   curve = []
 
+  tree = game_tree.build_tree(game)  # Walked once for every evaluation.
+
   def openspiel_exploitability(policy) -> float:
     return exploitability.exploitability(
-        game, evaluation.tabular_policy(game, policy))
+        game, evaluation.tabular_policy(game, policy, tree=tree))
 
   def record(entry: nfsp.LogEntry) -> None:
     curve.append({"episodes": entry.episodes, "seconds": entry.wall_time,

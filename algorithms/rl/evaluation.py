@@ -99,13 +99,16 @@ def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
 
 
 def tabular_policy(game: pyspiel.Game, policy: learner_lib.LearnedPolicy,
-                   max_nodes: int = 10**6
+                   max_nodes: int = 10**6,
+                   tree: Optional[game_tree_lib.GameTree] = None
                   ) -> Optional[policy_lib.TabularPolicy]:
-  """The learned policy as an OpenSpiel TabularPolicy of `game`, or None for
-  a game whose tree has more than `max_nodes` nodes."""
-  try:
-    tree = game_tree_lib.build_tree(game, max_nodes)
-  except ValueError:
-    return None
+  """The learned policy as an OpenSpiel TabularPolicy of `game` (on `tree`,
+  its tree, if already built), or None for a game whose tree has more than
+  `max_nodes` nodes."""
+  if tree is None:
+    try:
+      tree = game_tree_lib.build_tree(game, max_nodes)
+    except ValueError:
+      return None
   return tree_policies.to_tabular(tree,
                                   policies.tabulate(tree, policy.logits_fn()))
