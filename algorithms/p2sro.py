@@ -1,171 +1,475 @@
-"""Pipeline PSRO and its rivals with learned best responses (in one process;
-the executors come next).
+"""Pipeline PSRO and its rivals with learned best responses, on the
+executors (local processes or Ray), checkpointed and resumable.
 
 A population (`rl/population.py`) starts from one random network. Active
 learners (any learner of `algorithms/rl`, in the symmetric mode) train in
 rounds of `chunk_steps` batched steps each, against a mixture of members
-drawn per game: the meta-Nash (fictitious play) of their opponents' payoff
-table, mixed with uniform by `uniform_mix`, as the P2SRO reference does.
+drawn per game.
 
-- `p2sro`: `learners` active levels; level j trains against the fixed
-  policies and the active ones below it (their current parameters); only
-  the lowest active level can be fixed, when its mean return gained less
-  than `plateau_gain` over the last round after at least `min_steps`; a new
-  level starts on top.
+- `p2sro`: `learners` active levels; level j trains against the meta-Nash
+  of the fixed policies and the active ones below it (their parameters as of
+  the last round), mixed with uniform by `uniform_mix` as the reference
+  does; only the lowest active level can be fixed, once its mean return
+  gained less than `plateau_gain` over a round after at least `min_steps`,
+  and a new level starts on top.
 - `psro`: sequential PSRO, one learner, the same plateau rule.
-- `naive`: `learners` learners against the fixed policies only; any that
-  plateaus is fixed and replaced.
+- `naive`: `learners` learners against the meta-Nash of the fixed policies
+  only; any that plateaus is fixed and replaced.
 - `dch`: `learners` levels as in P2SRO, never fixed (its population is the
   levels themselves).
+- `rectified`: generations; every member in the meta-Nash's support starts
+  a learner against the Nash-weighted members it beats or ties; each trains
+  until it plateaus, and the generation joins the population together.
+- `self_play`: one learner against the newest member; fixed on a plateau.
 
-Each round logs the exact exploitability of the meta-Nash of the fixed
-population (and of the active levels, for DCH) where the game's tree fits.
+Each round logs the exact exploitability of the meta-Nash of the population
+(with DCH's levels) where the game's tree fits.
+
+The driver (`Pipeline`) holds the population and its payoff table; each
+active learner is a training carry in a checkpoint file. A round submits one
+executor task per active learner (`train_chunk`), which loads the carry,
+trains against the mixture the driver hands it (the members' parameters and
+weights), saves the carry under a new name and returns the learner's
+parameters and mean return. The driver fixes what plateaued, extends the
+payoff table and saves its own state (`state.pkl`) atomically; only then do
+the new carries count. The same command with the same directory resumes
+from `state.pkl`. A task whose worker died (its executor broken) is started
+again on a new executor from the carry it started from, so a run with a
+killed worker ends exactly as one never interrupted. The algorithm does not
+know which executor runs its tasks.
 """
 
 import dataclasses
+import functools
+import os
+import pickle
 import time
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.algorithms import meta_solvers
+from open_spiel_ext.algorithms import normal_form_psro
 from open_spiel_ext.algorithms.rl import best_response
+from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import population as population_lib
+from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus as versus_lib
+from open_spiel_ext.games import batched_poker
+from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import executors
 import pyspiel
 
-METHODS = ("p2sro", "psro", "naive", "dch")
+METHODS = normal_form_psro.METHODS
+# Mixtures handed to a task are padded with weightless members to a multiple
+# of this, so that a growing population recompiles the training rarely.
+MEMBER_BLOCK = 8
+# Times a task is started again after its worker died, before the run fails.
+RESTARTS = 3
+STATE_FILE = "state.pkl"
 
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
   """What the population method does around its learners."""
   method: str = "p2sro"
-  learners: int = 3
-  chunk_steps: int = 2_000  # Batched steps per learner per round.
-  min_steps: int = 6_000  # Before a policy can be fixed.
+  learners: int = 3  # Active learners of p2sro, naive and dch.
+  chunk_steps: int = 500  # Batched steps per learner per round.
+  min_steps: int = 2_000  # Batched steps before a policy can be fixed.
   plateau_gain: float = 0.01  # Mean-return gain per round that is a plateau.
-  num_envs: int = 64
+  num_envs: int = 16
   uniform_mix: float = 0.1
-  fictitious_play_iterations: int = 20_000
+  meta_solver: str = "fictitious_play"  # A name of meta_solvers.META_SOLVERS.
+  fictitious_play_iterations: int = 20_000  # The P2SRO reference's.
   seed: int = 0
 
   def __post_init__(self):
     if self.method not in METHODS:
       raise ValueError(f"method must be one of {METHODS}, got "
                        f"method={self.method!r}")
+    if self.meta_solver not in meta_solvers.META_SOLVERS:
+      raise ValueError(f"meta_solver must be one of "
+                       f"{sorted(meta_solvers.META_SOLVERS)}, got "
+                       f"meta_solver={self.meta_solver!r}")
     learner_lib.check_positive(self, "learners", "chunk_steps", "num_envs",
                                "fictitious_play_iterations")
     learner_lib.check_non_negative(self, "min_steps", "plateau_gain")
     learner_lib.check_unit_interval(self, "uniform_mix")
 
+  def solve(self, payoffs: np.ndarray) -> np.ndarray:
+    """The meta-Nash weights of a symmetric payoff table."""
+    if self.meta_solver == "fictitious_play":
+      return meta_solvers.fictitious_play(
+          payoffs, self.fictitious_play_iterations)[0]
+    return meta_solvers.META_SOLVERS[self.meta_solver](payoffs)[0]
+
 
 class Round(NamedTuple):
   """What one round left."""
   round: int
-  fixed: int  # Policies in the fixed population.
+  fixed: int  # Policies in the population.
+  added: int  # Policies that joined it this round.
   env_steps: int  # Batched steps of every learner so far, times num_envs.
+  # Seconds of rounds so far (resumed runs included; measuring the
+  # exploitability not included), and of those, waiting for the tasks.
   wall_time: float
-  exploitability: float  # Of the meta-Nash (exact).
+  task_time: float
+  mean_returns: tuple[float, ...]  # Of the learners trained this round.
+  exploitability: float  # Of the meta-Nash, exact.
 
 
+class Task(NamedTuple):
+  """One learner's stretch of training, as the driver hands it out."""
+  game: str
+  config: best_response.AnyConfig
+  num_envs: int
+  seed: int  # A new learner's seed (when `start` is None).
+  start: Optional[str]  # The carry's checkpoint to continue from.
+  save_to: str
+  members: Any  # The opponents' parameters, stacked.
+  weights: np.ndarray  # Their mixture.
+  steps: int
+  compilation_cache: str  # JAX's persistent cache, shared by the workers.
+
+
+class Trained(NamedTuple):
+  """What a task returns."""
+  checkpoint: str
+  params: Any  # The learner's policy parameters after the task.
+  mean_return: float  # In the games that ended during the task.
+
+
+def default_config(oracle: str) -> best_response.AnyConfig:
+  """The learner settings of `oracle` (one of best_response.ALGORITHMS) for
+  P2SRO-style runs: short-lived best responses, so exploration ends and the
+  target network turns over within a policy's first `min_steps`."""
+  if oracle == "ddqn":
+    return dqn.Config(buffer_capacity=50_000, learning_starts=1_000,
+                      epsilon_decay_steps=1_000, target_update_every=250)
+  if oracle == "sac":
+    return sac.Config(buffer_capacity=50_000, learning_starts=1_000)
+  return best_response.default_config(oracle, steps=0)
+
+
+def engine(game: pyspiel.Game) -> Any:
+  """The JAX engine learners of `game` train on (auto-reset).
+
+  Raises:
+    ValueError: no JAX engine plays `game`, so no learned oracle can.
+  """
+  return batched_poker.for_game(game, auto_reset=True)
+
+
+class _Trainer:
+  """A worker's learner and jitted training for one game and config."""
+
+  def __init__(self, game: str, config: best_response.AnyConfig,
+               num_envs: int):
+    env = engine(pyspiel.load_game(game))
+    probe = best_response.make_learner(
+        config, versus_lib.VersusEnv(env, opponents.uniform()), num_envs)
+    first = probe.played(probe.init(jax.random.PRNGKey(0)))
+    self.apply = first.apply
+    self.versus = versus_lib.VersusEnv(
+        env, opponents.network(first.apply, first.params))
+    self.learner = best_response.make_learner(config, self.versus, num_envs)
+    self.train_steps = learner_lib.make_train_steps(self.learner, self.versus)
+    self.num_envs = num_envs
+    self.record = {"game": game, "num_envs": num_envs,
+                   **dataclasses.asdict(config)}
+
+  def new_carry(self, seed: int) -> learner_lib.Carry:
+    return learner_lib.init_carry(self.learner, self.versus,
+                                  jax.random.PRNGKey(seed), self.num_envs)
+
+  def params(self, carry: learner_lib.Carry) -> Any:
+    return jax.device_get(self.learner.played(carry.learner).params)
+
+  def new_params(self, seed: int) -> Any:
+    """The parameters a learner started from `seed` plays at first."""
+    return self.params(self.new_carry(seed))
+
+
+@functools.lru_cache(maxsize=2)
+def _trainer(game: str, config: best_response.AnyConfig,
+             num_envs: int) -> _Trainer:
+  return _Trainer(game, config, num_envs)
+
+
+def _share_compilations(directory: str) -> None:
+  """Points this worker's JAX at a persistent compilation cache (unless one
+  is set), so that workers of a new executor or a resumed run load the
+  training step compiled once instead of compiling it again."""
+  if not jax.config.jax_compilation_cache_dir:
+    jax.config.update("jax_compilation_cache_dir", directory)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+
+
+def train_chunk(task: Task) -> Trained:
+  """The executor task: trains one learner for `task.steps` batched steps."""
+  _share_compilations(task.compilation_cache)
+  trainer = _trainer(task.game, task.config, task.num_envs)
+  carry = (trainer.new_carry(task.seed) if task.start is None else
+           checkpoints.restore(task.start, trainer.record).tree)
+  carry, metrics = trainer.train_steps(carry, task.members,
+                                       np.asarray(task.weights, np.float32),
+                                       task.steps)
+  checkpoints.save(task.save_to, carry, trainer.record)
+  return Trained(task.save_to, trainer.params(carry),
+                 float(metrics.return_sum) / max(int(metrics.episodes), 1))
+
+
+@dataclasses.dataclass
 class _Active:
-  """An active learner: its training carry and its last round's return."""
-
-  def __init__(self, carry: learner_lib.Carry):
-    self.carry = carry
-    self.steps = 0
-    self.last_return: Optional[float] = None
+  """An active learner as the driver keeps it."""
+  name: str
+  seed: int
+  params: Any  # Its policy's parameters as of its last task.
+  checkpoint: Optional[str] = None  # None until its first task.
+  steps: int = 0
+  last_return: Optional[float] = None
+  opponents: Optional[tuple[list[int], np.ndarray]] = None  # Rectified's.
+  done: bool = False  # Rectified: plateaued, waiting for its generation.
 
 
 class Pipeline:
-  """One of METHODS with learned best responses (module docstring)."""
+  """One of METHODS with learned best responses (module docstring).
 
-  def __init__(self, game: pyspiel.Game, env: Any,
-               config: best_response.AnyConfig, settings: Settings):
-    self.settings = settings
-    self._key = jax.random.PRNGKey(settings.seed)
-    versus = versus_lib.VersusEnv(env, opponents.uniform())
-    self.learner = best_response.make_learner(config, versus,
-                                              settings.num_envs)
-    first = self.learner.played(self.learner.init(self._next_key()))
-    self.population = population_lib.Population(game, first.apply, env)
-    self.population.add(first.params)
-    self._versus = versus_lib.VersusEnv(env,
-                                        self.population.opponent([1.0]))
-    self._train_steps = learner_lib.make_train_steps(self.learner,
-                                                     self._versus)
-    count = 1 if settings.method == "psro" else settings.learners
-    self.active = [self._new_active() for _ in range(count)]
-    self.rounds = 0
-    self.env_steps = 0
-    self._start = time.perf_counter()
+  Args:
+    game: the game (one a JAX engine plays).
+    config: the learners' config (`dqn.Config`, `ppo.Config`, `sac.Config`).
+    settings: the method's settings.
+    directory: where the state and the learners' checkpoints live; a run
+      found there with the same game and settings is resumed.
+    make_executor: () -> an executor for the learners' tasks (a new one
+      replaces an executor whose worker died).
+  """
 
-  def _next_key(self) -> jax.Array:
-    self._key, key = jax.random.split(self._key)
-    return key
+  def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
+               settings: Settings, directory: str,
+               make_executor: Callable[[], executors.Executor]):
+    engine(game)  # Refuses a game no learner can play, naming it.
+    self.game, self.config, self.settings = game, config, settings
+    self.directory = directory
+    self._make_executor = make_executor
+    self._executor: Optional[executors.Executor] = None
+    self._record = {"game": str(game), "learner": type(config).__module__,
+                    **dataclasses.asdict(config),
+                    **{f"run_{k}": v for k, v in
+                       dataclasses.asdict(settings).items()}}
+    self._trainer = _trainer(str(game), config, settings.num_envs)
+    self.population = population_lib.Population(game, self._trainer.apply)
+    self.log: list[Round] = []
+    self._wall_time = 0.0
+    self._task_time = 0.0
+    self._env_steps = 0
+    self._next_seed = settings.seed * 1_000_003  # Learners' seeds count up.
+    if os.path.exists(self._state_path):
+      self._restore()
+    else:
+      self.population.add(self._trainer.new_params(self._take_seed()))
+      self.active: list[_Active] = []
+      self._start_learners()
+
+  @property
+  def _state_path(self) -> str:
+    return os.path.join(self.directory, STATE_FILE)
+
+  # Which learners run, and against what.
+
+  def _take_seed(self) -> int:
+    self._next_seed += 1
+    return self._next_seed - 1
 
   def _new_active(self) -> _Active:
-    return _Active(learner_lib.init_carry(self.learner, self._versus,
-                                          self._next_key(),
-                                          self.settings.num_envs))
+    seed = self._take_seed()
+    return _Active(f"learner_{seed}", seed, self._trainer.new_params(seed))
 
-  def _params(self, active: _Active) -> Any:
-    return self.learner.played(active.carry.learner).params
+  def _start_learners(self) -> None:
+    """Fills the active levels (a new generation, for rectified)."""
+    method = self.settings.method
+    if method == "rectified":
+      payoffs = self.population.payoffs
+      weights = self.settings.solve(payoffs)
+      for index in np.flatnonzero(
+          weights > normal_form_psro.SUPPORT_THRESHOLD):
+        beaten = np.flatnonzero(payoffs[index] >= 0)
+        active = self._new_active()
+        active.opponents = (beaten.tolist(),
+                            weights[beaten] / weights[beaten].sum())
+        self.active.append(active)
+      return
+    count = {"psro": 1, "self_play": 1}.get(method, self.settings.learners)
+    while len(self.active) < count:
+      self.active.append(self._new_active())
 
-  def _meta_nash(self, members: list[Any]) -> np.ndarray:
-    payoffs = self.population.payoffs_with(members[len(self.population):])
-    return meta_solvers.fictitious_play(
-        payoffs, self.settings.fictitious_play_iterations)[0]
-
-  def _train(self, active: _Active, members: list[Any]) -> float:
-    """One round of `active` against the members' meta-Nash; its mean
-    return."""
+  def _opponents(self, level: int) -> tuple[list[Any], np.ndarray]:
+    """The members (parameters) level `level` trains against, mixed."""
+    method, members = self.settings.method, list(self.population.members)
+    if method == "rectified":
+      indices, weights = self.active[level].opponents
+      return [members[i] for i in indices], weights
+    if method == "self_play":
+      return members[-1:], np.ones(1)
+    below = ([a.params for a in self.active[:level]]
+             if method in ("p2sro", "psro", "dch") else [])
+    weights = self.settings.solve(self.population.payoffs_with(below))
     mix = self.settings.uniform_mix
-    weights = (1 - mix) * self._meta_nash(members) + mix / len(members)
-    stacked = jax.tree.map(lambda *x: jnp.stack(x), *members)
-    active.carry, metrics = self._train_steps(
-        active.carry, stacked, jnp.asarray(weights / weights.sum(),
-                                           jnp.float32),
-        self.settings.chunk_steps)
-    active.steps += self.settings.chunk_steps
-    self.env_steps += self.settings.chunk_steps * self.settings.num_envs
-    return float(metrics.return_sum) / max(int(metrics.episodes), 1)
+    return members + below, (1 - mix) * weights + mix / len(weights)
 
-  def _plateaued(self, active: _Active, mean_return: float) -> bool:
-    previous, active.last_return = active.last_return, mean_return
-    return (active.steps >= self.settings.min_steps and previous is not None
-            and mean_return - previous < self.settings.plateau_gain)
+  def _task(self, level: int) -> Task:
+    active = self.active[level]
+    members, weights = self._opponents(level)
+    padding = -len(members) % MEMBER_BLOCK
+    members = members + [members[0]] * padding
+    weights = np.concatenate([weights / weights.sum(), np.zeros(padding)])
+    return Task(str(self.game), self.config, self.settings.num_envs,
+                active.seed, active.checkpoint,
+                os.path.join(self.directory, "learners",
+                             f"{active.name}.round_{len(self.log) + 1}.pkl"),
+                jax.tree.map(lambda *x: np.stack(x), *members), weights,
+                self.settings.chunk_steps,
+                os.path.join(self.directory, "compilation_cache"))
+
+  # Running the tasks.
+
+  def _run_tasks(self, tasks: list[Task]) -> list[Trained]:
+    """The tasks' results; tasks whose worker died run again on a new
+    executor."""
+    results: list[Optional[Trained]] = [None] * len(tasks)
+    for attempt in range(RESTARTS + 1):
+      if self._executor is None:
+        self._executor = self._make_executor()
+      futures = {i: self._executor.submit(train_chunk, task)
+                 for i, task in enumerate(tasks) if results[i] is None}
+      broken = None
+      for i, future in futures.items():
+        try:
+          results[i] = future.result()
+        except executors.WorkerLost as error:
+          broken = error
+      if broken is None:
+        return results
+      print(f"p2sro: a worker died ({type(broken).__name__}: {broken}); "
+            f"starting its task again from its checkpoint "
+            f"({attempt + 1} of {RESTARTS})", flush=True)
+      self._executor.shutdown(cancel=True)
+      self._executor = None
+    raise RuntimeError(f"a task's worker died {RESTARTS + 1} times") from broken
+
+  def close(self) -> None:
+    """Ends the executor's workers."""
+    if self._executor is not None:
+      self._executor.shutdown(cancel=True)
+      self._executor = None
+
+  def __enter__(self) -> "Pipeline":
+    return self
+
+  def __exit__(self, *exc_info) -> None:
+    self.close()
+
+  # A round.
 
   def step(self) -> Round:
     """One round: every active learner trains, plateaus are fixed."""
+    started = time.perf_counter()
+    training = [i for i, a in enumerate(self.active) if not a.done]
+    tasks = [self._task(i) for i in training]
+    submitted = time.perf_counter()
+    results = self._run_tasks(tasks)
+    self._task_time += time.perf_counter() - submitted
+    for level, trained in zip(training, results):
+      active = self.active[level]
+      previous = active.last_return
+      active.checkpoint, active.params = trained.checkpoint, trained.params
+      active.last_return = trained.mean_return
+      active.steps += self.settings.chunk_steps
+      active.done = (active.steps >= self.settings.min_steps and
+                     previous is not None and
+                     trained.mean_return - previous <
+                     self.settings.plateau_gain)
+    self._env_steps += (len(training) * self.settings.chunk_steps *
+                        self.settings.num_envs)
+    added = self._fix_plateaued()
+    self._wall_time += time.perf_counter() - started
+    self.log.append(Round(
+        len(self.log) + 1, len(self.population), added, self._env_steps,
+        self._wall_time, self._task_time,
+        tuple(r.mean_return for r in results), self.exploitability()))
+    self._save()
+    return self.log[-1]
+
+  def _fix_plateaued(self) -> int:
+    """Moves the learners that may join into the population; how many."""
     method = self.settings.method
-    fixed_members = list(self.population.members)
-    done = []
-    for level, active in enumerate(self.active):
-      below = ([self._params(a) for a in self.active[:level]]
-               if method in ("p2sro", "psro", "dch") else [])
-      mean_return = self._train(active, fixed_members + below)
-      lowest = level == 0 or method == "naive"
-      if method != "dch" and self._plateaued(active, mean_return) and lowest:
-        done.append(active)
-    for active in done:
-      self.population.add(self._params(active))
+    if method == "dch":
+      joining = []
+    elif method == "rectified":
+      joining = list(self.active) if all(a.done for a in self.active) else []
+    elif method == "naive":
+      joining = [a for a in self.active if a.done]
+    else:
+      joining = self.active[:1] if self.active[0].done else []
+    for active in joining:
+      self.population.add(active.params)
       self.active.remove(active)
-      self.active.append(self._new_active())
-    self.rounds += 1
-    return Round(self.rounds, len(self.population), self.env_steps,
-                 time.perf_counter() - self._start, self.exploitability())
+    if joining:
+      self._start_learners()
+    for active in self.active:
+      active.done = active.done and method == "rectified"
+    return len(joining)
 
   def exploitability(self) -> float:
     """The exact exploitability of the meta-Nash of the population (with
     DCH's levels, which are its population)."""
-    extra = ([self._params(a) for a in self.active]
+    extra = ([a.params for a in self.active]
              if self.settings.method == "dch" else [])
-    members = list(self.population.members) + extra
-    weights = self._meta_nash(members)
+    weights = self.settings.solve(self.population.payoffs_with(extra))
     return self.population.exploitability(weights, extra)
+
+  def meta_nash(self) -> tuple[list[Any], np.ndarray]:
+    """The population's members and their meta-Nash weights."""
+    return (list(self.population.members),
+            self.settings.solve(self.population.payoffs))
+
+  # Checkpoints.
+
+  def _save(self) -> None:
+    """Writes the driver's state atomically, then removes the carries it no
+    longer names."""
+    state = {"record": self._record, "log": self.log,
+             "wall_time": self._wall_time, "task_time": self._task_time,
+             "env_steps": self._env_steps,
+             "active": self.active, "next_seed": self._next_seed,
+             "population": self.population.state()}
+    os.makedirs(self.directory, exist_ok=True)
+    partial = self._state_path + checkpoints.PARTIAL_SUFFIX
+    with open(partial, "wb") as f:
+      pickle.dump(state, f)
+    os.replace(partial, self._state_path)
+    kept = {os.path.basename(a.checkpoint) for a in self.active
+            if a.checkpoint is not None}
+    learners = os.path.join(self.directory, "learners")
+    for name in set(os.listdir(learners)) - kept:
+      os.remove(os.path.join(learners, name))
+
+  def _restore(self) -> None:
+    with open(self._state_path, "rb") as f:
+      state = pickle.load(f)
+    if state["record"] != self._record:
+      differences = sorted(name for name in set(state["record"]) |
+                           set(self._record)
+                           if state["record"].get(name) !=
+                           self._record.get(name))
+      raise ValueError(f"{self._state_path} belongs to another run (it "
+                       f"differs in {', '.join(differences)}); use another "
+                       "directory or the same settings")
+    self.log, self.active = state["log"], state["active"]
+    self._wall_time, self._env_steps = state["wall_time"], state["env_steps"]
+    self._task_time = state["task_time"]
+    self._next_seed = state["next_seed"]
+    self.population.restore(state["population"])

@@ -11,6 +11,11 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel_ext.utils import reporting
 import pyspiel
 
+try:
+  import ray  # pylint: disable=g-import-not-at-top
+except ImportError:
+  ray = None
+
 
 def test_games_tour_describes_and_plays_each_game():
   result = subprocess.run(
@@ -183,3 +188,37 @@ def test_best_response_example_reports_exact_values(tmp_path):
   policy = json.loads((tmp_path / "policy.json").read_text())
   assert len(policy) == 12
   assert (tmp_path / "best_response.png").stat().st_size > 0
+
+
+@pytest.mark.skipif(ray is None, reason="Ray is not installed "
+                    "(pip install '.[ray]')")
+def test_p2sro_example_runs_leduc_end_to_end_on_ray(tmp_path):
+  output = _run_example(
+      "p2sro", "--game=leduc_poker", "--executor=ray", "--workers=2",
+      "--learners=2", "--num_envs=8", "--chunk_steps=100", "--min_steps=100",
+      "--env_steps=3200", f"--output_dir={tmp_path}")
+  assert output.count("\nround ") == 2
+  records = [json.loads(line) for line in
+             (tmp_path / "metrics.jsonl").read_text().splitlines()]
+  assert [r["env_steps"] for r in records] == [1600, 3200]
+  leduc = pyspiel.load_game("leduc_poker")
+  tabular = reporting.load_policy(str(tmp_path / "policy.json"), leduc)
+  theirs = exploitability.exploitability(leduc, tabular)
+  assert theirs == pytest.approx(records[-1]["exploitability"], abs=1e-6)
+  assert (tmp_path / "population" / "state.pkl").exists()
+  assert (tmp_path / "p2sro.png").stat().st_size > 0
+
+
+def test_p2sro_example_with_exact_oracles_is_psro(tmp_path):
+  output = _run_example("p2sro", "--game=kuhn_poker", "--oracle=exact",
+                        "--meta_solver=lp", f"--output_dir={tmp_path}")
+  assert "final exploitability 0.0000" in output
+
+
+def test_p2sro_example_refuses_an_oracle_the_method_cannot_use():
+  result = subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.p2sro",
+       "--oracle=exact", "--algorithm=dch"],
+      capture_output=True, text=True, timeout=120)
+  assert result.returncode == 2
+  assert "--algorithm=dch needs a learned oracle" in result.stderr

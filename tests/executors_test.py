@@ -71,6 +71,15 @@ def test_a_task_error_reaches_the_caller(executor):
     executor.submit(math.factorial, -1).result()
 
 
+def _kill_own_worker() -> None:
+  os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_task_whose_worker_dies_fails_with_worker_lost(executor):
+  with pytest.raises(executors.WorkerLost, match="worker died"):
+    executor.submit(_kill_own_worker).result()
+
+
 def test_cancel_stops_only_tasks_not_started(executor):
   running = [executor.submit(time.sleep, 60) for _ in range(2)]
   waiting = executor.submit(math.factorial, 3)

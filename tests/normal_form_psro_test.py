@@ -7,6 +7,12 @@ import pytest
 
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import normal_form_psro as nf
+from open_spiel_ext.utils import executors
+
+try:
+  import ray  # pylint: disable=g-import-not-at-top
+except ImportError:
+  ray = None
 
 EXACT = nf.Settings(learning_rate=1.0, threshold=1e-9, meta_solver="lp",
                     learners=3)
@@ -67,3 +73,27 @@ def test_bad_input_is_refused_naming_it():
     nf.Settings(learning_rate=1.5)
   with pytest.raises(ValueError, match="meta_solver='alpharank'"):
     nf.Settings(meta_solver="alpharank")
+
+
+def _runs_on(executor):
+  """Every method with exact best responses on two games, as executor
+  tasks, in submission order."""
+  games = [nf.random_symmetric_game(15, np.random.default_rng(seed))
+           for seed in range(2)]
+  futures = [executor.submit(nf.run, method, payoffs, EXACT, 20, seed=seed)
+             for method in nf.METHODS
+             for seed, payoffs in enumerate(games)]
+  return executors.results(futures)
+
+
+@pytest.mark.skipif(ray is None, reason="Ray is not installed "
+                    "(pip install '.[ray]')")
+def test_runs_on_ray_equal_the_process_pools_exactly():
+  with executors.make_executor("process", workers=1) as executor:
+    local = _runs_on(executor)
+  with executors.make_executor("ray", workers=1) as executor:
+    on_ray = _runs_on(executor)
+  for (local_curve, local_fixed), (ray_curve, ray_fixed) in zip(local,
+                                                                 on_ray):
+    assert local_curve == ray_curve
+    np.testing.assert_array_equal(local_fixed, ray_fixed)

@@ -1,46 +1,186 @@
-"""Pipeline PSRO and its rivals with learned best responses, on Kuhn poker,
-measured exactly."""
+"""Pipeline PSRO and its rivals with learned best responses, on Kuhn poker
+and measured exactly: what each method fixes, and that a resumed run and a
+run whose worker was killed end exactly like one never interrupted."""
 
+import dataclasses
+import multiprocessing
+import os
+import signal
+import threading
+import time
+
+import jax
+import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import dqn
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.utils import executors
 import pyspiel
 
 KUHN = pyspiel.load_game("kuhn_poker")
-DQN = dqn.Config(learning_starts=500, epsilon_decay_steps=1000)
+DQN = dqn.Config(hidden_sizes=(32,), learning_starts=500,
+                 epsilon_decay_steps=1000, buffer_capacity=10_000)
+SETTINGS = p2sro.Settings(learners=2, chunk_steps=500, min_steps=1000,
+                          fictitious_play_iterations=2000)
+WORKERS = 2
+REFERENCE_ROUNDS = 8
 
 
-def _pipeline(method, **changes):
-  settings = p2sro.Settings(method=method, learners=2, chunk_steps=500,
-                            min_steps=1000, fictitious_play_iterations=2000,
-                            **changes)
-  return p2sro.Pipeline(KUHN, batched_poker.kuhn_poker(auto_reset=True), DQN,
-                        settings)
+class _Borrowed:
+  """The module's shared pool, lent to a pipeline: its shutdown leaves the
+  pool running (its workers keep their compiled training steps)."""
+
+  def __init__(self, executor: executors.Executor):
+    self._executor = executor
+
+  def submit(self, *args, **kwargs):
+    return self._executor.submit(*args, **kwargs)
+
+  def shutdown(self, cancel: bool = False) -> None:
+    del cancel
 
 
-def test_p2sro_fixes_only_its_lowest_level_and_gets_less_exploitable():
-  pipeline = _pipeline("p2sro")
-  rounds = [pipeline.step() for _ in range(10)]
-  growth = [b.fixed - a.fixed for a, b in zip(rounds, rounds[1:])]
-  assert set(growth) <= {0, 1}
+@pytest.fixture(name="pool", scope="module")
+def pool_fixture():
+  with executors.make_executor("process", WORKERS) as executor:
+    yield _Borrowed(executor)
+
+
+def _own_pool():
+  return executors.make_executor("process", WORKERS)
+
+
+def _pipeline(directory, make_executor, method="p2sro", **changes):
+  settings = dataclasses.replace(SETTINGS, method=method, **changes)
+  return p2sro.Pipeline(KUHN, DQN, settings, str(directory), make_executor)
+
+
+def _run(pipeline, rounds):
+  with pipeline:
+    while len(pipeline.log) < rounds:
+      pipeline.step()
+  return pipeline
+
+
+@pytest.fixture(name="reference", scope="module")
+def reference_fixture(tmp_path_factory, pool):
+  """A P2SRO run never interrupted."""
+  return _run(_pipeline(tmp_path_factory.mktemp("reference"), lambda: pool),
+              REFERENCE_ROUNDS)
+
+
+def _timeless(log):
+  return [entry._replace(wall_time=0.0, task_time=0.0) for entry in log]
+
+
+def _assert_same_run(pipeline, reference, rounds):
+  assert _timeless(pipeline.log) == _timeless(reference.log[:rounds])
+  if rounds == len(reference.log):
+    jax.tree.map(np.testing.assert_array_equal, pipeline.population.members,
+                 reference.population.members)
+    np.testing.assert_array_equal(pipeline.population.payoffs,
+                                  reference.population.payoffs)
+
+
+def test_p2sro_fixes_only_its_lowest_level_and_gets_less_exploitable(
+    reference):
+  rounds = reference.log
+  assert all(r.added in (0, 1) for r in rounds)
   assert rounds[-1].fixed >= 3
-  assert rounds[-1].exploitability < 0.35 < rounds[0].exploitability
+  assert rounds[-1].exploitability < 0.15 < rounds[0].exploitability
+  assert rounds[-1].env_steps == (REFERENCE_ROUNDS * SETTINGS.learners *
+                                  SETTINGS.chunk_steps * SETTINGS.num_envs)
 
 
-def test_dch_never_fixes_a_level():
-  pipeline = _pipeline("dch")
-  rounds = [pipeline.step() for _ in range(3)]
-  assert all(r.fixed == 1 for r in rounds)
+def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
+    reference, pool, tmp_path):
+  _run(_pipeline(tmp_path, lambda: pool), REFERENCE_ROUNDS // 2)
+  resumed = _pipeline(tmp_path, lambda: pool)
+  assert len(resumed.log) == REFERENCE_ROUNDS // 2
+  _assert_same_run(_run(resumed, REFERENCE_ROUNDS), reference,
+                   REFERENCE_ROUNDS)
+  kept = {os.path.basename(a.checkpoint) for a in resumed.active
+          if a.checkpoint is not None}
+  assert set(os.listdir(tmp_path / "learners")) == kept  # No older carry.
+
+
+def _kill_a_new_worker_once_busy(done: threading.Event) -> None:
+  """SIGKILLs one worker of the next pool once both of them run (they then
+  train for seconds); the shared pool's workers are left alone."""
+  existing = {child.pid for child in multiprocessing.active_children()}
+  while not done.is_set():
+    workers = [child for child in multiprocessing.active_children()
+               if child.pid not in existing]
+    if len(workers) == WORKERS:
+      time.sleep(1.0)
+      os.kill(workers[0].pid, signal.SIGKILL)
+      return
+    time.sleep(0.05)
+
+
+def test_a_killed_worker_loses_nothing(reference, tmp_path, capsys):
+  done = threading.Event()
+  killer = threading.Thread(target=_kill_a_new_worker_once_busy,
+                            args=(done,))
+  killer.start()
+  try:
+    pipeline = _run(_pipeline(tmp_path, _own_pool), 2)
+  finally:
+    done.set()
+    killer.join()
+  assert "a worker died" in capsys.readouterr().out
+  _assert_same_run(pipeline, reference, 2)
+
+
+def test_a_checkpoint_of_other_settings_is_refused(pool, tmp_path):
+  _run(_pipeline(tmp_path, lambda: pool, learners=1), 1)
+  with pytest.raises(ValueError, match="belongs to another run.*learners"):
+    _pipeline(tmp_path, lambda: pool)
+
+
+# Each learner plateaus at its first chance (round 2): what joins when.
+@pytest.mark.parametrize("method, trained, population", [
+    ("dch", [2, 2, 2], [1, 1, 1]),  # Levels, never fixed.
+    ("naive", [2, 2, 2], [1, 3, 3]),  # Both join, two new ones start.
+    ("psro", [1, 1, 1], [1, 2, 2]),
+    ("self_play", [1, 1, 1], [1, 2, 2]),
+])
+def test_each_method_fixes_what_it_should(pool, tmp_path, method, trained,
+                                          population):
+  pipeline = _run(_pipeline(tmp_path, lambda: pool, method=method,
+                            plateau_gain=10.0), 3)
+  assert [len(r.mean_returns) for r in pipeline.log] == trained
+  assert [r.fixed for r in pipeline.log] == population
+
+
+def test_rectified_starts_a_learner_per_member_of_the_nash_support(
+    pool, tmp_path):
+  pipeline = _run(_pipeline(tmp_path, lambda: pool, method="rectified",
+                            plateau_gain=10.0), 3)
+  assert [r.fixed for r in pipeline.log] == [1, 2, 2]
+  nash = pipeline.settings.solve(pipeline.population.payoffs)
+  support = np.flatnonzero(nash > p2sro.normal_form_psro.SUPPORT_THRESHOLD)
+  assert len(pipeline.log[2].mean_returns) == len(support)
+  for active, member in zip(pipeline.active, support):
+    beaten, weights = active.opponents
+    assert member in beaten and weights.sum() == pytest.approx(1)
 
 
 @pytest.mark.parametrize("changes, message", [
     ({"method": "alpharank"}, "method='alpharank'"),
     ({"learners": 0}, "learners=0"),
+    ({"meta_solver": "nash"}, "meta_solver='nash'"),
     ({"uniform_mix": 1.5}, "uniform_mix=1.5"),
 ])
 def test_bad_settings_are_refused_naming_the_value(changes, message):
   with pytest.raises(ValueError, match=message):
     p2sro.Settings(**changes)
+
+
+def test_a_game_no_learner_can_play_is_refused(tmp_path):
+  with pytest.raises(ValueError, match="no batched JAX engine plays "
+                     "tic_tac_toe"):
+    p2sro.Pipeline(pyspiel.load_game("tic_tac_toe"), DQN, SETTINGS,
+                   str(tmp_path), lambda: None)

@@ -11,6 +11,12 @@ finish, `results` gives the results in submission order. `future.cancel()`
 cancels a task that has not started (a running one is left to finish), as
 `concurrent.futures` does; at most `workers` tasks run at once.
 
+A task whose worker process died (killed, out of memory) fails with
+`WorkerLost`, whatever the backend (Ray's own retries are off, so that both
+behave alike). The process pool is then broken (its other running tasks
+fail with it too); a caller that wants the work done shuts the executor
+down and submits again to a new one.
+
 Leaving the `with` block normally waits for every task. Leaving it by an
 exception (KeyboardInterrupt on Ctrl-C; SystemExit on SIGTERM where
 `cli.run` runs the program) calls `shutdown(cancel=True)`: pending tasks are
@@ -41,6 +47,7 @@ know which one runs them):
 import abc
 import collections
 import concurrent.futures
+from concurrent.futures import process as process_pool
 import logging
 import multiprocessing
 from multiprocessing import connection
@@ -58,6 +65,10 @@ Future = concurrent.futures.Future
 _STOPPED_EXIT_CODE = 1
 _RAY_INSTALL = ('pip install "open_spiel_ext[ray]" (or pip install ".[ray]" '
                 "in a checkout)")
+
+
+class WorkerLost(concurrent.futures.BrokenExecutor):
+  """A task's worker process died before the task finished."""
 
 
 class _Work(NamedTuple):
@@ -130,7 +141,7 @@ class Executor(abc.ABC):
       if isinstance(message, _Work):
         waiting.append(message)
       else:
-        _copy_outcome(message, running.pop(message))
+        self._copy_outcome(message, running.pop(message))
       while waiting and len(running) < self.workers:
         self._launch(waiting.popleft(), running)
     for work in waiting:
@@ -147,10 +158,29 @@ class Executor(abc.ABC):
     try:
       task = self._start(work.fn, work.args, work.kwargs)
     except Exception as error:  # pylint: disable=broad-except
-      work.future.set_exception(error)
+      work.future.set_exception(self._as_reported(error))
       return
     task.add_done_callback(self._inbox.put)
     running[task] = work.future
+
+  def _copy_outcome(self, source: Future, target: Future) -> None:
+    error = source.exception()
+    if error is None:
+      target.set_result(source.result())
+    else:
+      target.set_exception(self._as_reported(error))
+
+  def _as_reported(self, error: BaseException) -> BaseException:
+    """The backend's `error`, or WorkerLost if it says a worker died."""
+    if not self._is_worker_lost(error):
+      return error
+    lost = WorkerLost(f"the task's worker died: {error}")
+    lost.__cause__ = error
+    return lost
+
+  @abc.abstractmethod
+  def _is_worker_lost(self, error: BaseException) -> bool:
+    """Whether the backend's `error` says the task's worker died."""
 
   @abc.abstractmethod
   def _open(self) -> None:
@@ -165,14 +195,6 @@ class Executor(abc.ABC):
   @abc.abstractmethod
   def _close(self, stop_running: bool) -> None:
     """Ends the workers: at once if `stop_running`, else once idle."""
-
-
-def _copy_outcome(source: Future, target: Future) -> None:
-  error = source.exception()
-  if error is None:
-    target.set_result(source.result())
-  else:
-    target.set_exception(error)
 
 
 def as_completed(futures: Iterable[Future]) -> Iterator[Future]:
@@ -209,6 +231,9 @@ class ProcessExecutor(Executor):
 
   def _start(self, fn, args, kwargs) -> Future:
     return self._pool.submit(fn, *args, **kwargs)
+
+  def _is_worker_lost(self, error: BaseException) -> bool:
+    return isinstance(error, process_pool.BrokenProcessPool)
 
   def _close(self, stop_running: bool) -> None:
     if not stop_running:
@@ -255,12 +280,17 @@ class RayExecutor(Executor):
     self._references = {}  # The Ray future of each running task -> its ref.
 
   def _start(self, fn, args, kwargs) -> Future:
-    reference = self._remote_call.options(name=fn.__qualname__).remote(
-        fn, *args, **kwargs)
+    reference = self._remote_call.options(
+        name=fn.__qualname__, max_retries=0).remote(fn, *args, **kwargs)
     task = reference.future()
     self._references[task] = reference
     task.add_done_callback(self._references.pop)
     return task
+
+  def _is_worker_lost(self, error: BaseException) -> bool:
+    lost = self._ray.exceptions
+    return isinstance(error, (lost.WorkerCrashedError, lost.NodeDiedError,
+                              lost.LocalRayletDiedError))
 
   def _close(self, stop_running: bool) -> None:
     del stop_running  # A task still running now is one to stop.

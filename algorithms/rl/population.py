@@ -20,11 +20,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import versus as versus_lib
+from open_spiel_ext.algorithms.tree import policies as tree_policies
 import pyspiel
 
 
@@ -76,6 +78,17 @@ class Population:
     payoffs[:-1, -1] = -row
     self.payoffs = payoffs
 
+  def state(self) -> dict[str, Any]:
+    """What `restore` needs (plain arrays, for a checkpoint)."""
+    return {"members": jax.device_get(self.members),
+            "tables": self._tables, "payoffs": self.payoffs}
+
+  def restore(self, state: dict[str, Any]) -> None:
+    """Takes back the members and payoffs that `state()` returned."""
+    self.members = list(state["members"])
+    self._tables = list(state["tables"])
+    self.payoffs = state["payoffs"]
+
   def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
     """The payoff table of the members and `extra` parameters (say, active
     learners), which are not added."""
@@ -91,19 +104,30 @@ class Population:
     return opponents.network(self.apply, stacked,
                              np.asarray(weights, np.float64).tolist())
 
+  def mixture_table(self, weights: np.ndarray,
+                    extra: Sequence[Any] = ()) -> np.ndarray:
+    """The behaviour policy array of the members (then `extra` parameters)
+    mixed by `weights`, on the tree engine's tree."""
+    if self._evaluator is None:
+      raise ValueError("a mixture's policy array needs the tree (exact=True)")
+    tables = self._tables + [
+        self._evaluator.policy_array(learner_lib.LearnedPolicy(self.apply, p))
+        for p in extra]
+    return self._evaluator.sweeps.mixture_policy(
+        np.stack(tables), np.asarray(weights, np.float64))
+
   def exploitability(self, weights: np.ndarray,
                      extra: Sequence[Any] = ()) -> float:
     """The exact exploitability of the members (then `extra` parameters)
     mixed by `weights`."""
-    if self._evaluator is None:
-      raise ValueError("exact exploitability needs the tree (exact=True)")
-    sweeps = self._evaluator.sweeps
-    tables = self._tables + [
-        self._evaluator.policy_array(learner_lib.LearnedPolicy(self.apply, p))
-        for p in extra]
-    mixed = sweeps.mixture_policy(np.stack(tables),
-                                  np.asarray(weights, np.float64))
-    return sweeps.exploitability(mixed)
+    return self._evaluator.sweeps.exploitability(
+        self.mixture_table(weights, extra))
+
+  def tabular_policy(self, weights: np.ndarray) -> policy_lib.TabularPolicy:
+    """The members mixed by `weights` as an OpenSpiel TabularPolicy (of
+    Leduc poker for m-Clone Leduc, whose tree the engine walks)."""
+    return tree_policies.to_tabular(self._evaluator.sweeps.tree,
+                                    self.mixture_table(weights))
 
   def _entry(self, i: int, j: int) -> float:
     """Member i's payoff against member j, averaged over the seats."""
