@@ -48,7 +48,7 @@ _GAME = flags.DEFINE_string(
 _ALGORITHM = flags.DEFINE_enum("algorithm", "p2sro", list(p2sro.METHODS),
                                "The population method.")
 _ORACLE = flags.DEFINE_enum(
-    "oracle", "ddqn", list(best_response.ALGORITHMS) + [EXACT],
+    "oracle", "sac", list(best_response.ALGORITHMS) + [EXACT],
     "The best-response oracle: a learner, or exact (tree engine).")
 _ENV_STEPS = flags.DEFINE_integer(
     "env_steps", 3_000_000, "Stop after this many environment steps of all "
