@@ -255,7 +255,6 @@ class Pipeline:
     self.game, self.config, self.settings = game, config, settings
     self.directory = directory
     self._make_executor = make_executor
-    self._executor: Optional[executors.Executor] = None
     self._record = {"game": str(game), "learner": type(config).__module__,
                     **dataclasses.asdict(config),
                     **{f"run_{k}": v for k, v in
@@ -273,6 +272,7 @@ class Pipeline:
       self.population.add(self._trainer.new_params(self._take_seed()))
       self.active: list[_Active] = []
       self._start_learners()
+    self._executor = make_executor()  # Refuses a bad executor config now.
 
   @property
   def _state_path(self) -> str:

@@ -101,6 +101,8 @@ def _learned(game: pyspiel.Game) -> None:
         f"{_FLAGS.workers} {_FLAGS.executor} workers: "
         f"{dataclasses.asdict(settings)}")
   with cli.user_input("game"):
+    p2sro.engine(game)
+  with cli.user_input():
     pipeline = p2sro.Pipeline(game, config, settings, directory,
                               cli.executor_from_flags)
   with pipeline:

@@ -195,6 +195,7 @@ def test_best_response_example_reports_exact_values(tmp_path):
 def test_p2sro_example_runs_leduc_end_to_end_on_ray(tmp_path):
   output = _run_example(
       "p2sro", "--game=leduc_poker", "--executor=ray", "--workers=2",
+      "--oracle=ddqn",
       "--learners=2", "--num_envs=8", "--chunk_steps=100", "--min_steps=100",
       "--env_steps=3200", f"--output_dir={tmp_path}")
   assert output.count("\nround ") == 2

@@ -179,6 +179,11 @@ def test_bad_settings_are_refused_naming_the_value(changes, message):
     p2sro.Settings(**changes)
 
 
+def test_zero_workers_are_refused(tmp_path):
+  with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+    _pipeline(tmp_path, lambda: executors.make_executor("process", 0))
+
+
 def test_a_game_no_learner_can_play_is_refused(tmp_path):
   with pytest.raises(ValueError, match="no batched JAX engine plays "
                      "tic_tac_toe"):
