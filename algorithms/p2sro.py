@@ -49,6 +49,7 @@ from typing import Any, Callable, NamedTuple, Optional
 import jax
 import numpy as np
 
+from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import normal_form_psro
 from open_spiel_ext.algorithms.rl import best_response
@@ -423,18 +424,21 @@ class Pipeline:
       active.done = active.done and method == "rectified"
     return len(joining)
 
-  def exploitability(self) -> float:
-    """The exact exploitability of the meta-Nash of the population (with
-    DCH's levels, which are its population)."""
+  def _meta_nash(self) -> tuple[np.ndarray, list[Any]]:
+    """The meta-Nash weights over the population (then DCH's levels, which
+    are its population), and those levels' parameters."""
     extra = ([a.params for a in self.active]
              if self.settings.method == "dch" else [])
-    weights = self.settings.solve(self.population.payoffs_with(extra))
-    return self.population.exploitability(weights, extra)
+    return self.settings.solve(self.population.payoffs_with(extra)), extra
 
-  def meta_nash(self) -> tuple[list[Any], np.ndarray]:
-    """The population's members and their meta-Nash weights."""
-    return (list(self.population.members),
-            self.settings.solve(self.population.payoffs))
+  def exploitability(self) -> float:
+    """The exact exploitability of the meta-Nash."""
+    return self.population.exploitability(*self._meta_nash())
+
+  def tabular_policy(self) -> policy_lib.TabularPolicy:
+    """The meta-Nash as an OpenSpiel TabularPolicy (of Leduc poker for
+    m-Clone Leduc, whose tree the tree engine walks)."""
+    return self.population.tabular_policy(*self._meta_nash())
 
   # Checkpoints.
 

@@ -110,6 +110,8 @@ def _learned(game: pyspiel.Game) -> None:
       print(_describe(entry))
     metrics = reporting.JsonLinesWriter(
         os.path.join(output_dir, "metrics.jsonl"))
+    for entry in pipeline.log:  # A resumed run's earlier rounds.
+      metrics.write(reporting.as_record(entry))
     while not pipeline.log or pipeline.log[-1].env_steps < _ENV_STEPS.value:
       entry = pipeline.step()
       metrics.write(reporting.as_record(entry))
@@ -119,8 +121,7 @@ def _learned(game: pyspiel.Game) -> None:
               f"{entry.fixed}x{entry.fixed}", flush=True)
     metrics.close()
     log = pipeline.log
-    members, weights = pipeline.meta_nash()
-    tabular = pipeline.population.tabular_policy(weights)
+    tabular = pipeline.tabular_policy()
   reporting.save_policy(tabular, os.path.join(output_dir, "policy.json"))
   reporting.plot_curves(
       os.path.join(output_dir, "p2sro.png"),
@@ -130,7 +131,7 @@ def _learned(game: pyspiel.Game) -> None:
          [e.exploitability for e in log]))],
       title=f"{_ALGORITHM.value} on {game}")
   print(f"final exploitability {log[-1].exploitability:.4f} with "
-        f"{len(members)} policies after {log[-1].env_steps:,d} env steps, "
+        f"{log[-1].fixed} policies after {log[-1].env_steps:,d} env steps, "
         f"{log[-1].wall_time:.1f} s; wrote metrics.jsonl, p2sro.png, "
         f"population/, policy.json to {output_dir}")
 

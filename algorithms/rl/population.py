@@ -123,11 +123,13 @@ class Population:
     return self._evaluator.sweeps.exploitability(
         self.mixture_table(weights, extra))
 
-  def tabular_policy(self, weights: np.ndarray) -> policy_lib.TabularPolicy:
-    """The members mixed by `weights` as an OpenSpiel TabularPolicy (of
-    Leduc poker for m-Clone Leduc, whose tree the engine walks)."""
+  def tabular_policy(self, weights: np.ndarray,
+                     extra: Sequence[Any] = ()) -> policy_lib.TabularPolicy:
+    """The members (then `extra` parameters) mixed by `weights` as an
+    OpenSpiel TabularPolicy (of Leduc poker for m-Clone Leduc, whose tree
+    the engine walks)."""
     return tree_policies.to_tabular(self._evaluator.sweeps.tree,
-                                    self.mixture_table(weights))
+                                    self.mixture_table(weights, extra))
 
   def _entry(self, i: int, j: int) -> float:
     """Member i's payoff against member j, averaged over the seats."""
