@@ -307,8 +307,18 @@ class Pipeline:
     while len(self.active) < count:
       self.active.append(self._new_active())
 
-  def _opponents(self, level: int) -> tuple[list[Any], np.ndarray]:
-    """The members (parameters) level `level` trains against, mixed."""
+  def _levels_table(self) -> np.ndarray:
+    """The payoff table of the population and the active levels that any
+    level trains against (all but the top one, for p2sro, psro and dch),
+    filled once a round; level j's is its leading corner."""
+    if self.settings.method not in ("p2sro", "psro", "dch"):
+      return self.population.payoffs
+    return self.population.payoffs_with([a.params for a in self.active[:-1]])
+
+  def _opponents(self, level: int,
+                 table: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """The members (parameters) level `level` trains against, mixed; `table`
+    is `_levels_table()`."""
     method, members = self.settings.method, list(self.population.members)
     if method == "rectified":
       indices, weights = self.active[level].opponents
@@ -317,13 +327,14 @@ class Pipeline:
       return members[-1:], np.ones(1)
     below = ([a.params for a in self.active[:level]]
              if method in ("p2sro", "psro", "dch") else [])
-    weights = self.settings.solve(self.population.payoffs_with(below))
+    size = len(members) + len(below)
+    weights = self.settings.solve(table[:size, :size])
     mix = self.settings.uniform_mix
-    return members + below, (1 - mix) * weights + mix / len(weights)
+    return members + below, (1 - mix) * weights + mix / size
 
-  def _task(self, level: int) -> Task:
+  def _task(self, level: int, table: np.ndarray) -> Task:
     active = self.active[level]
-    members, weights = self._opponents(level)
+    members, weights = self._opponents(level, table)
     padding = -len(members) % MEMBER_BLOCK
     members = members + [members[0]] * padding
     weights = np.concatenate([weights / weights.sum(), np.zeros(padding)])
@@ -379,7 +390,8 @@ class Pipeline:
     """One round: every active learner trains, plateaus are fixed."""
     started = time.perf_counter()
     training = [i for i, a in enumerate(self.active) if not a.done]
-    tasks = [self._task(i) for i in training]
+    table = self._levels_table()
+    tasks = [self._task(i, table) for i in training]
     submitted = time.perf_counter()
     results = self._run_tasks(tasks)
     self._task_time += time.perf_counter() - submitted
