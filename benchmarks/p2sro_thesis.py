@@ -21,7 +21,8 @@ standard error, and each seed's), the environment steps and minutes each
 seed took to reach `--target`, and the minutes per run; writes
 p2sro_leduc.png (exploitability against environment steps and wall time)
 and p2sro_leduc.json. Runs checkpoint under --output_dir/leduc_runs: the
-same command resumes them.
+same command resumes them, and a finished run's log stays there as
+<method>_seed<k>.json. The runs go seed by seed across the methods.
 
   python benchmarks/p2sro_thesis.py --output_dir=/tmp/p2sro_thesis
   python benchmarks/p2sro_thesis.py --experiments=leduc --seeds=3
@@ -158,14 +159,23 @@ def plot(results: dict[str, dict], path: str) -> None:
   plt.close(fig)
 
 
-def _leduc_run(method: str, seed: int) -> list[p2sro.Round]:
-  """One Leduc run to --env_steps, resumed from its checkpoints if any."""
+def _leduc_run(method: str, seed: int) -> list[dict]:
+  """One Leduc run's log to --env_steps, resumed from its checkpoints if any.
+
+  A finished run leaves its log as leduc_runs/<method>_seed<seed>.json, which
+  later invocations read instead of its checkpoints (the JSON is small enough
+  to keep with the results; the checkpoints may then be deleted).
+  """
+  name = os.path.join(_OUTPUT_DIR.value, "leduc_runs", f"{method}_seed{seed}")
+  if os.path.exists(name + ".json"):
+    with open(name + ".json", encoding="utf-8") as f:
+      log = json.load(f)
+    if log and log[-1]["env_steps"] >= _ENV_STEPS.value:
+      return log
   settings = p2sro.Settings(method=method, seed=seed)
-  directory = os.path.join(_OUTPUT_DIR.value, "leduc_runs",
-                           f"{method}_seed{seed}")
   with p2sro.Pipeline(pyspiel.load_game("leduc_poker"),
                       p2sro.default_config(_ORACLE.value), settings,
-                      directory, cli.executor_from_flags) as pipeline:
+                      name, cli.executor_from_flags) as pipeline:
     while (not pipeline.log or
            pipeline.log[-1].env_steps < _ENV_STEPS.value):
       entry = pipeline.step()
@@ -174,18 +184,19 @@ def _leduc_run(method: str, seed: int) -> list[p2sro.Round]:
               f"{entry.env_steps:,d} env steps, {entry.wall_time:.0f} s, "
               f"{entry.fixed} policies, exploitability "
               f"{entry.exploitability:.3f}", flush=True)
-    return pipeline.log
+    log = [entry._asdict() for entry in pipeline.log]
+  with open(name + ".json", "w", encoding="utf-8") as f:
+    json.dump(log, f)
+  return log
 
 
 def leduc() -> dict[str, list[list[dict]]]:
-  """{method: [each seed's log as records]}."""
-  results = {}
-  for method in _LEDUC_METHODS.value:
-    results[method] = []
-    for seed in range(_SEEDS.value):
+  """{method: [each seed's log as records]}, seed by seed across methods."""
+  results = {method: [] for method in _LEDUC_METHODS.value}
+  for seed in range(_SEEDS.value):
+    for method in _LEDUC_METHODS.value:
       print(f"Leduc: {method}, seed {seed}", flush=True)
-      log = _leduc_run(method, seed)
-      results[method].append([entry._asdict() for entry in log])
+      results[method].append(_leduc_run(method, seed))
   return results
 
 
