@@ -2,6 +2,7 @@
 
 from open_spiel_ext.games import clone_leduc
 from open_spiel_ext.games import k_gmp
+from open_spiel_ext.games import loss_game
 from open_spiel_ext.games import oshi_zumo
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube

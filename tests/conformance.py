@@ -4,7 +4,8 @@
 `CONFIGS`: OpenSpiel's `random_sim_test`, pickle and serialization round trips,
 clone independence, tensor sizes against the declared shapes, GameInfo against
 what play sees, information-set consistency on the whole tree of small games,
-and a playthrough golden file replayed line by line.
+and a playthrough golden file replayed line by line. (Simultaneous games are
+configured without the whole-tree walk, which needs one player to move.)
 
 Run as a script, it regenerates the golden files in tests/playthroughs/ and
 removes those of configurations no longer listed:
@@ -72,6 +73,9 @@ CONFIGS = (
     Config("xdo_oshi_zumo(coins=3,horizon=4,min_bid=1,size=1)"),
     Config("xdo_oshi_zumo(preset=tiny)"),
     Config("xdo_oshi_zumo(preset=medium)", exhaustive=False),
+    Config("loss_game(bins=3,moves=2)", exhaustive=False),
+    Config("loss_game(bins=2,moves=3)", exhaustive=False),
+    Config("loss_game", exhaustive=False, playthrough=False),
     Config("tiny_hanabi_a"),
     Config("tiny_hanabi_b"),
     Config("tiny_hanabi_c"),
@@ -221,7 +225,7 @@ def check_game_info(game: pyspiel.Game,
                  for action, _ in outcomes)
     else:
       assert all(0 <= action < game.num_distinct_actions()
-                 for action in state.legal_actions())
+                 for action in _player_actions(state))
   terminal = trajectory[-1]
   returns = terminal.returns()
   assert len(returns) == game.num_players()
@@ -232,7 +236,18 @@ def check_game_info(game: pyspiel.Game,
   player_moves = sum(
       1 for item in terminal.full_history()
       if item.player != pyspiel.PlayerId.CHANCE)
+  if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+    player_moves //= game.num_players()  # A joint move counts once.
   assert player_moves <= game.max_game_length()
+
+
+def _player_actions(state: pyspiel.State) -> list[int]:
+  """The legal actions of the player to move, or of every player at a
+  simultaneous node (whose `legal_actions()` are joint actions)."""
+  if state.is_simultaneous_node():
+    return [action for player in range(state.num_players())
+            for action in state.legal_actions(player)]
+  return state.legal_actions()
 
 
 @dataclasses.dataclass

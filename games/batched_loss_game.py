@@ -1,0 +1,203 @@
+"""Batched JAX environments of the Loss Game (`games/loss_game.py`).
+
+- `TurnBasedLossGame(game)`: the binned game made turn-based
+  (`turn_based_simultaneous_game(game=loss_game(...))`: player 0 moves, then
+  player 1 without seeing that move, then the step is applied), meeting the
+  contract of `games/batched.py`, for the discrete learners (DDQN, NFSP).
+  Its observations are that pyspiel game's information-state tensors: the
+  player to move and the observer (one-hot each), then the Loss Game's tensor
+  (steps taken one-hot, x, L(x)).
+- `ContinuousLossGame(dims, moves, alpha, max_move)`: both players move at
+  once with continuous actions in [−1, 1]^dims, for continuous learners (PPO)
+  and NXDO's restricted game. Both players observe the Loss Game's tensor.
+
+Both apply `loss_game.Dynamics`, the rules the pyspiel game applies, and
+`tests/loss_game_test.py` checks them against it step by step.
+"""
+
+import dataclasses
+from typing import Any, NamedTuple, Union
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.games import batched
+from open_spiel_ext.games import loss_game
+import pyspiel
+
+
+class TurnBasedState(NamedTuple):
+  """The contract's fields, then the game's."""
+  current_player: jax.Array
+  observation: jax.Array
+  legal_action_mask: jax.Array
+  rewards: jax.Array
+  terminated: jax.Array
+  x: jax.Array  # [B, dims]
+  value: jax.Array  # [B] L(x).
+  steps: jax.Array  # [B] steps applied.
+  pending: jax.Array  # [B] player 0's action of this step, once it moved.
+
+
+def _markov_tensor(steps: jax.Array, x: jax.Array, value: jax.Array,
+                   moves: int) -> jax.Array:
+  """[B, moves + 1 + dims + 1]: the Loss Game's tensor (see loss_game.py)."""
+  return jnp.concatenate([jax.nn.one_hot(steps, moves + 1), x, value[:, None]],
+                         axis=1)
+
+
+def _loss_game(game: Union[str, pyspiel.Game]) -> pyspiel.Game:
+  """The loss_game itself, given it or its turn-based form."""
+  game = pyspiel.load_game(game) if isinstance(game, str) else game
+  name = game.get_type().short_name
+  if name == "turn_based_simultaneous_game":
+    params = dict(game.get_parameters()["game"])
+    name = params.pop("name")
+    game = pyspiel.load_game(name, params)
+  if name != "loss_game":
+    raise ValueError(f"TurnBasedLossGame plays loss_game or "
+                     f"turn_based_simultaneous_game(game=loss_game(...)), "
+                     f"got {game}")
+  return game
+
+
+class TurnBasedLossGame:
+  """The binned Loss Game, turn-based, as a JAX engine (module docstring)."""
+
+  num_players = 2
+
+  def __init__(self, game: Union[str, pyspiel.Game], auto_reset: bool = False):
+    inner = _loss_game(game)
+    params = inner.get_parameters()
+    self.game = pyspiel.convert_to_turn_based(inner)
+    self.name = "loss_game"
+    self.dims, self.bins, self.moves = (params["dims"], params["bins"],
+                                        params["moves"])
+    self.dynamics = loss_game.Dynamics(self.dims, params["alpha"],
+                                       params["max_move"])
+    self.auto_reset = auto_reset
+    self.num_actions = self.bins**self.dims
+    self.observation_shape = (4 + loss_game.tensor_size(self.dims,
+                                                         self.moves),)
+
+  def init(self, keys: jax.Array) -> TurnBasedState:
+    """Fresh games (the keys only set the batch: the game has no chance)."""
+    batch = keys.shape[0]
+    zeros = jnp.zeros(batch)
+    return self._observe(
+        jnp.zeros(batch, jnp.int32), jnp.zeros((batch, self.dims)), zeros,
+        jnp.zeros(batch, jnp.int32), jnp.zeros(batch, jnp.int32),
+        jnp.zeros((batch, 2)))
+
+  def step(self, state: TurnBasedState, actions: jax.Array) -> TurnBasedState:
+    """See `games/batched.py`."""
+    live = state.current_player != batched.GAME_OVER
+    second = state.current_player == 1
+    applied = live & second
+    x, value = self.dynamics.step(
+        state.x, loss_game.binned_action(state.pending, self.bins, self.dims,
+                                         jnp),
+        loss_game.binned_action(actions, self.bins, self.dims, jnp), jnp)
+    x = jnp.where(applied[:, None], x, state.x)
+    value = jnp.where(applied, value, state.value)
+    steps = state.steps + applied
+    rewards = jnp.where(applied[:, None],
+                        jnp.stack([value, -value], axis=1), 0.0)
+    player = jnp.where(second | ~live, 0, 1)
+    player = jnp.where(steps >= self.moves, batched.GAME_OVER, player)
+    pending = jnp.where(live & ~second, actions, state.pending)
+    terminated = player == batched.GAME_OVER
+    if self.auto_reset:
+      fresh = self.init(jnp.zeros((actions.shape[0], 2), jnp.uint32))
+      keep = lambda new, old: jnp.where(
+          terminated.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)
+      return self._observe(keep(fresh.current_player, player),
+                           keep(fresh.x, x), keep(fresh.value, value),
+                           keep(fresh.steps, steps),
+                           keep(fresh.pending, pending),
+                           rewards)._replace(terminated=terminated)
+    return self._observe(player, x, value, steps, pending, rewards)
+
+  def checked_step(self, state: TurnBasedState,
+                   actions: Any) -> TurnBasedState:
+    batched.check_actions(self.name, np.asarray(state.legal_action_mask),
+                          np.asarray(state.terminated), actions)
+    return self.step(state, jnp.asarray(actions, jnp.int32))
+
+  def _observe(self, player, x, value, steps, pending,
+               rewards) -> TurnBasedState:
+    batch = player.shape[0]
+    over = player == batched.GAME_OVER
+    to_move = jax.nn.one_hot(jnp.where(over, -1, player), 2)
+    base = _markov_tensor(steps, x, value, self.moves)
+    observation = jnp.stack([
+        jnp.concatenate([to_move, jnp.tile(jax.nn.one_hot(seat, 2),
+                                           (batch, 1)), base], axis=1)
+        for seat in range(2)], axis=1)
+    return TurnBasedState(
+        player, observation,
+        jnp.broadcast_to(~over[:, None], (batch, self.num_actions)),
+        rewards, over, x, value, steps, pending)
+
+
+class ContinuousState(NamedTuple):
+  observation: jax.Array  # [B, tensor size] both players' (the same).
+  rewards: jax.Array  # [B, 2] of the last step.
+  terminated: jax.Array  # [B]
+  x: jax.Array
+  value: jax.Array
+  steps: jax.Array
+
+
+@dataclasses.dataclass(frozen=True)
+class ContinuousLossGame:
+  """Both players move at once, with continuous actions (module docstring).
+
+  `step(state, actions [B, 2, dims])`; with `auto_reset`, the step that ends
+  a game returns its rewards and `terminated` with a fresh game's state.
+  """
+  dims: int = 2
+  moves: int = 10
+  alpha: float = 2.7
+  max_move: float = 0.1
+  auto_reset: bool = False
+
+  def __post_init__(self):
+    # The pyspiel game checks the parameters, with its error messages.
+    pyspiel.load_game("loss_game", {"dims": self.dims, "bins": 2,
+                                    "moves": self.moves, "alpha": self.alpha,
+                                    "max_move": self.max_move})
+
+  @property
+  def dynamics(self) -> loss_game.Dynamics:
+    return loss_game.Dynamics(self.dims, self.alpha, self.max_move)
+
+  @property
+  def observation_shape(self) -> tuple[int]:
+    return (loss_game.tensor_size(self.dims, self.moves),)
+
+  def init(self, batch: int) -> ContinuousState:
+    return self._state(jnp.zeros((batch, self.dims)), jnp.zeros(batch),
+                       jnp.zeros(batch, jnp.int32), jnp.zeros((batch, 2)))
+
+  def step(self, state: ContinuousState,
+           actions: jax.Array) -> ContinuousState:
+    live = ~state.terminated
+    x, value = self.dynamics.step(state.x, actions[:, 0], actions[:, 1], jnp)
+    x = jnp.where(live[:, None], x, state.x)
+    value = jnp.where(live, value, state.value)
+    steps = state.steps + live
+    rewards = jnp.where(live[:, None], jnp.stack([value, -value], axis=1), 0.0)
+    if not self.auto_reset:
+      return self._state(x, value, steps, rewards)
+    over = steps >= self.moves
+    fresh = self.init(x.shape[0])
+    return self._state(jnp.where(over[:, None], fresh.x, x),
+                       jnp.where(over, fresh.value, value),
+                       jnp.where(over, fresh.steps, steps),
+                       rewards)._replace(terminated=over)
+
+  def _state(self, x, value, steps, rewards) -> ContinuousState:
+    return ContinuousState(_markov_tensor(steps, x, value, self.moves),
+                           rewards, steps >= self.moves, x, value, steps)

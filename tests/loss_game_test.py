@@ -1,0 +1,150 @@
+"""Tests of the Loss Game: its rules, its pyspiel form and its batched JAX
+environments, which must agree with the pyspiel game step by step."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.games import batched
+from open_spiel_ext.games import batched_loss_game
+from open_spiel_ext.games import loss_game
+import pyspiel
+
+TOLERANCE = 1e-4  # float32 engines against the float64 pyspiel game.
+
+
+def test_two_dimensional_moves_follow_direction_and_magnitude():
+  dynamics = loss_game.Dynamics(2, alpha=2.7)
+  # Direction 0 (angle 0) at full magnitude; direction 1/4 (angle π/2) at
+  # half magnitude; zero magnitude in any direction.
+  actions = np.array([[-1.0, 1.0], [-0.5, 0.0], [0.3, -1.0]])
+  np.testing.assert_allclose(dynamics.displacement(actions),
+                             [[2.7, 0.0], [0.0, 1.35], [0.0, 0.0]],
+                             atol=1e-12)
+  np.testing.assert_allclose(dynamics.loss(np.array([np.pi / 2, np.pi / 2])),
+                             2.0)
+
+
+def test_sixteen_dimensional_loss_and_bounded_moves():
+  dynamics = loss_game.Dynamics(16, max_move=0.1)
+  x = np.full(16, 0.25)
+  np.testing.assert_allclose(dynamics.loss(x), np.sin(4.0) + np.sin(0.25))
+  moves = dynamics.displacement(np.linspace(-3, 3, 16))
+  assert np.abs(moves).max() == pytest.approx(0.1)  # Clipped to [−1, 1].
+
+
+def test_binned_actions_are_the_grid_in_base_bins():
+  assert loss_game.binned_action(0, 10, 2).tolist() == [-1.0, -1.0]
+  assert loss_game.binned_action(99, 10, 2).tolist() == [1.0, 1.0]
+  np.testing.assert_allclose(loss_game.binned_action(19, 10, 2),
+                             [-1 + 2 / 9, 1.0])  # Coordinate 0 first.
+  np.testing.assert_allclose(loss_game.binned_action(5, 2, 3), [1, -1, 1])
+
+
+def test_pyspiel_game_pays_player_zero_the_loss_every_step():
+  game = pyspiel.load_game("loss_game(moves=2)")
+  state = game.new_initial_state()
+  state.apply_actions([9, 99])  # Angle 0 and 2π at full magnitude: 2α, 0.
+  np.testing.assert_allclose(state.x, [5.4, 0.0], atol=1e-12)
+  assert state.rewards() == pytest.approx([np.sin(5.4), -np.sin(5.4)])
+  state.apply_actions([0, 0])  # Zero magnitude: x stays.
+  assert state.is_terminal()
+  assert state.returns() == pytest.approx([2 * np.sin(5.4), -2 * np.sin(5.4)])
+
+
+def test_random_simulation_with_ten_thousand_actions():
+  # (16 dimensions are simulated through the turn-based form below.)
+  pyspiel.random_sim_test(pyspiel.load_game(
+      "loss_game(bins=100,moves=4,alpha=1.5)"), num_sims=3, serialize=True,
+                          verbose=False)
+
+
+@pytest.mark.parametrize("auto_reset", [False, True])
+@pytest.mark.parametrize("game_string", [
+    "loss_game(bins=10,moves=10)",
+    "loss_game(dims=16,bins=2,moves=3,max_move=0.4)",
+])
+def test_turn_based_engine_agrees_with_pyspiel(game_string, auto_reset):
+  engine = batched_loss_game.TurnBasedLossGame(game_string,
+                                               auto_reset=auto_reset)
+  reference = batched.PyspielVectorEnv(engine.game, auto_reset=auto_reset)
+  keys = jax.random.split(jax.random.PRNGKey(0), 8)
+  state, expected = engine.init(keys), reference.init(keys)
+  step = jax.jit(engine.step)
+  rng = np.random.default_rng(1)
+  for _ in range(25):
+    for field in batched.CONTRACT_FIELDS:
+      np.testing.assert_allclose(np.asarray(getattr(state, field)),
+                                 getattr(expected, field), atol=TOLERANCE,
+                                 err_msg=field)
+    actions = rng.integers(0, engine.num_actions, 8)
+    state, expected = step(state, jnp.asarray(actions)), reference.step(
+        expected, actions)
+
+
+def test_continuous_engine_on_grid_actions_agrees_with_pyspiel():
+  game = pyspiel.load_game("loss_game(bins=10,moves=5)")
+  engine = batched_loss_game.ContinuousLossGame(dims=2, moves=5)
+  rng = np.random.default_rng(2)
+  states = [game.new_initial_state() for _ in range(4)]
+  batch = engine.init(4)
+  observer = game.make_py_observer()
+  while not states[0].is_terminal():
+    joint = rng.integers(0, 100, (4, 2))
+    batch = engine.step(batch, loss_game.binned_action(joint, 10, 2))
+    for index, state in enumerate(states):
+      state.apply_actions(joint[index].tolist())
+      observer.set_from(state, 0)
+      np.testing.assert_allclose(batch.observation[index], observer.tensor,
+                                 atol=TOLERANCE)
+      np.testing.assert_allclose(batch.rewards[index], state.rewards(),
+                                 atol=TOLERANCE)
+  assert np.asarray(batch.terminated).all()
+
+
+def test_continuous_engine_restarts_finished_games():
+  engine = batched_loss_game.ContinuousLossGame(dims=16, moves=2,
+                                                auto_reset=True)
+  state = engine.init(3)
+  actions = jnp.ones((3, 2, 16))
+  state = engine.step(state, actions)
+  assert not np.asarray(state.terminated).any()
+  state = engine.step(state, actions)
+  assert np.asarray(state.terminated).all()
+  expected = loss_game.Dynamics(16).loss(np.full(16, 0.4))
+  np.testing.assert_allclose(state.rewards[:, 0], expected, atol=TOLERANCE)
+  np.testing.assert_allclose(state.x, 0.0)  # A fresh game.
+
+
+def test_checked_step_names_the_bad_action():
+  engine = batched_loss_game.TurnBasedLossGame("loss_game(bins=3)")
+  state = engine.init(jnp.zeros((2, 2), jnp.uint32))
+  with pytest.raises(ValueError, match="action 9 is not legal"):
+    engine.checked_step(state, np.array([0, 9]))
+
+
+@pytest.mark.parametrize("game_string, message", [
+    ("loss_game(dims=3)", "dims must be one of"),
+    ("loss_game(bins=0)", "bins must be >= 2"),
+    ("loss_game(bins=1)", "bins must be >= 2"),
+    ("loss_game(moves=0)", "moves must be >= 1"),
+    ("loss_game(alpha=0.0)", "alpha must be > 0"),
+    ("loss_game(alpha=-2.7)", "alpha must be > 0"),
+    ("loss_game(max_move=0.0)", "max_move must be > 0"),
+    ("loss_game(dims=16,bins=3)", "3\\*\\*16"),
+])
+def test_bad_parameters_are_refused(game_string, message):
+  with pytest.raises(ValueError, match=message):
+    pyspiel.load_game(game_string)
+
+
+def test_engines_refuse_bad_settings():
+  with pytest.raises(ValueError, match="dims must be one of"):
+    batched_loss_game.ContinuousLossGame(dims=3)
+  with pytest.raises(ValueError, match="TurnBasedLossGame plays loss_game"):
+    batched_loss_game.TurnBasedLossGame("kuhn_poker")
+  state = pyspiel.load_game("loss_game(bins=2)").new_initial_state()
+  with pytest.raises(pyspiel.SpielError, match="action 4 is not in"):
+    state.apply_actions([4, 0])
