@@ -22,18 +22,34 @@ NXDO-VA. Its `members_table` is that policy on the tree engine's arrays, so
 exact exploitability applies where the game's tree fits.
 """
 
-from typing import Any, Callable, NamedTuple
+import dataclasses
+import functools
+import os
+import shutil
+import time
+from typing import Any, Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nn import masking
+from open_spiel_ext.algorithms.rl import best_response
+from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.rl import opponents as opponents_lib
 from open_spiel_ext.algorithms.rl import policies
+from open_spiel_ext.algorithms.rl import versus as versus_lib
+from open_spiel_ext.algorithms.tree import cfr
+from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
+from open_spiel_ext.algorithms.tree import policies as tree_policies
+from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 from open_spiel_ext.games import batched
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import padding
+import pyspiel
 
 VARIANTS = ("nxdo", "nxdo_va")
 DEFAULT_VA_THRESHOLD = 0.01
@@ -148,7 +164,10 @@ class RestrictedGame:
     self.size = len(members)
     self.capacity = capacity or default_capacity(self.size)
     self.population = stack_members(members, self.capacity)
-    self.game = env.game
+    # Its policies are not the original game's: no game for evaluators to
+    # walk (meta_policy gives the original game's policy).
+    self.game = None
+    self.original_game = env.game
     self.name = f"{variant}({getattr(env, 'name', env.game)})"
     self.auto_reset = env.auto_reset
     self.observation_shape = env.observation_shape
@@ -242,3 +261,385 @@ def _meta_table(members: _Members, meta_apply: learner_lib.LogitsFn,
             composed)[None]
 
   return members_table
+
+
+# Population members given as tables of a tree (exact oracles).
+
+
+class TabularMembers:
+  """Policy arrays of a tree as population members: a member's parameters
+  are its log-probabilities in the order of `opponents.tensor_index`, and
+  `apply` looks them up by information-state tensor (0s and 1s)."""
+
+  def __init__(self, tree: game_tree_lib.GameTree):
+    self.tree = tree
+    self.index = opponents_lib.tensor_index(tree)
+
+  def params(self, policy: np.ndarray) -> jax.Array:
+    """[infosets, actions] a policy array of the tree -> parameters."""
+    return jnp.asarray(np.log(np.maximum(policy[self.index.order], 1e-30)),
+                       jnp.float32)
+
+  def policy(self, params: jax.Array) -> np.ndarray:
+    """Parameters -> the policy array (of the tree's order)."""
+    policy = np.zeros(params.shape)
+    policy[self.index.order] = masking.masked_softmax(
+        np.asarray(params, np.float64), np.ones(params.shape, bool))
+    return policy
+
+  def apply(self, params: jax.Array, observation: jax.Array) -> jax.Array:
+    return params[self.index.rows(observation)]
+
+
+# Best-response oracles: respond(opponent, checkpoint_dir) -> Response.
+
+
+class Response(NamedTuple):
+  params: Any  # The new member.
+  episodes: int  # Games the oracle played to find it.
+  mean_return: float  # Its mean return against the opponent at the end.
+
+
+class ExactOracle:
+  """Exact best responses of both seats from the tree engine, as one pure
+  tabular member."""
+
+  def __init__(self, game: pyspiel.Game):
+    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(game))
+    self.members = TabularMembers(self.sweeps.tree)
+    self.apply = self.members.apply
+
+  def respond(self, opponent: opponents_lib.Opponent, iteration: int,
+              directory: Optional[str] = None) -> Response:
+    del iteration, directory  # Deterministic, nothing to checkpoint.
+    tree = self.sweeps.tree
+    policy = evaluation.opponent_policy(self.sweeps, 1, opponent)
+    pure = np.zeros(tree.legal.shape)
+    values = []
+    for player in (0, 1):
+      value, actions = self.sweeps.best_response(policy, player)
+      rows = np.flatnonzero(tree.infoset_player == player)
+      pure[rows, actions[rows]] = 1.0
+      values.append(value)
+    return Response(self.members.params(pure), 0, float(np.mean(values)))
+
+
+@dataclasses.dataclass(frozen=True)
+class LearnedOracle:
+  """Best responses trained by `train_best_response` (both seats, one
+  network) until their return plateaus: checked every `check_steps` batched
+  steps, stopped once it rises by less than `min_gain`, or at `max_steps`
+  (the reference: every 20,000 episodes, 0.01, at most 100,000 episodes)."""
+  env: Any  # A JAX engine of the original game, auto-reset.
+  config: best_response.AnyConfig
+  check_steps: int = 500
+  max_steps: int = 2_500
+  min_gain: float = 0.01
+  num_envs: int = 64
+  seed: int = 0
+
+  def __post_init__(self):
+    learner_lib.check_positive(self, "check_steps", "max_steps", "num_envs")
+
+  @functools.cached_property
+  def apply(self) -> learner_lib.LogitsFn:
+    """The members' logits function (one architecture for all)."""
+    versus = versus_lib.VersusEnv(self.env, opponents_lib.uniform())
+    learner = best_response.make_learner(self.config, versus, self.num_envs)
+    return learner.played(learner.init(jax.random.PRNGKey(0))).apply
+
+  def respond(self, opponent: opponents_lib.Opponent, iteration: int,
+              directory: Optional[str] = None) -> Response:
+    policy, log = best_response.train_best_response(
+        self.env, opponent, self.config, steps=self.max_steps,
+        num_envs=self.num_envs, eval_every=self.check_steps,
+        seed=_seed(self.seed, iteration),
+        checkpoint_path=directory and os.path.join(directory, "oracle.ckpt"),
+        stop=best_response.plateaued(self.min_gain))
+    return Response(policy.params, log[-1].episodes, log[-1].mean_return)
+
+
+# Meta-NE solvers: solve(restricted, iteration, response returns, directory)
+# -> Solution.
+
+
+class Solution(NamedTuple):
+  meta_params: Any  # The restricted-game policy (its logits function's).
+  meta_apply: learner_lib.LogitsFn
+  episodes: int  # Games the solver played.
+
+
+class ExactSolver:
+  """The restricted game of pure tabular members solved by CFR+ on the
+  tree: it is the original game restricted to the members' actions, each
+  action shared by the members that play it, so the meta-NE gives each
+  member an equal part of its action's probability (NXDO) or is the CFR+
+  policy itself (NXDO-VA)."""
+
+  def __init__(self, oracle: ExactOracle, iterations: int = 2_000):
+    self.oracle = oracle
+    self.iterations = iterations
+
+  def solve(self, restricted: RestrictedGame, iteration: int,
+            response_returns: list[float],
+            directory: Optional[str] = None) -> Solution:
+    del iteration, response_returns, directory
+    members = self.oracle.members
+    played = np.stack([
+        members.policy(jax.tree.map(lambda x, k=k: x[k],
+                                    restricted.population)) > 0.5
+        for k in range(restricted.size)])  # [K, infosets, actions]
+    solver = cfr.CFRSolver(self.oracle.sweeps, "cfr+")
+    solver.set_mask(played.any(axis=0) & members.tree.legal)
+    solver.run(self.iterations)
+    average = solver.average_policy()
+    if restricted.variant == "nxdo_va":
+      meta = average
+    else:
+      shares = played / np.maximum(played.sum(axis=0), 1)
+      meta = np.zeros((len(average), restricted.capacity))
+      meta[:, :restricted.size] = np.einsum("ia,kia->ik", average, shares)
+    return Solution(members.params(meta), self.meta_apply(restricted), 0)
+
+  def meta_apply(self, restricted: RestrictedGame) -> learner_lib.LogitsFn:
+    """The logits function of the meta-NEs it finds."""
+    del restricted
+    return self.oracle.members.apply
+
+
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+  """How long NFSP solves each restricted game (the reference's options).
+
+  The first `warm_start_iterations` iterations take the untrained average
+  policy as the meta-NE. Then, with kind "threshold", NFSP runs until its
+  best response's mean return against its average policy (NFSP's own
+  estimate of the average policy's exploitability) falls below a threshold,
+  after at least `min_steps` and at most `max_steps` batched steps; the
+  threshold starts at `threshold_start` and halves (down to
+  `threshold_floor`) before every solve whose previous NXDO best response
+  gained less than threshold + `threshold_margin` (20-Clone Leduc: 7, 1.0,
+  0.05, 0.05). With kind "growing", solve i runs `start_steps` ×
+  `growth`^i steps (Loss Game: growth 1.5).
+  """
+  kind: str = "threshold"
+  warm_start_iterations: int = 7
+  threshold_start: float = 1.0
+  threshold_floor: float = 0.05
+  threshold_margin: float = 0.05
+  min_steps: int = 2_000
+  max_steps: int = 50_000
+  start_steps: int = 2_000
+  growth: float = 1.5
+  check_steps: int = 500
+
+  def __post_init__(self):
+    if self.kind not in ("threshold", "growing"):
+      raise ValueError(f"kind must be 'threshold' or 'growing', got "
+                       f"kind={self.kind!r}")
+    learner_lib.check_non_negative(self, "warm_start_iterations",
+                                   "threshold_floor", "threshold_margin",
+                                   "min_steps")
+    learner_lib.check_positive(self, "threshold_start", "max_steps",
+                               "start_steps", "check_steps")
+    if self.growth < 1:
+      raise ValueError(f"growth must be >= 1, got growth={self.growth}")
+
+  def threshold(self, response_returns: list[float], iteration: int) -> float:
+    """The threshold of solve `iteration`, from the best responses' returns
+    so far (the first, to uniform play, then one per iteration)."""
+    threshold = self.threshold_start
+    for gained in response_returns[self.warm_start_iterations:iteration + 1]:
+      if gained < threshold + self.threshold_margin:
+        threshold = max(self.threshold_floor, threshold / 2)
+    return threshold
+
+  def steps(self, iteration: int) -> int:
+    """The batched steps solve `iteration` may take."""
+    if self.kind == "growing":
+      return int(self.start_steps *
+                 self.growth**(iteration - self.warm_start_iterations))
+    return self.max_steps
+
+
+@dataclasses.dataclass(frozen=True)
+class NFSPSolver:
+  """NFSP on the restricted game (a fresh NFSP each iteration), for as long
+  as the `Schedule` says."""
+  config: nfsp.Config = dataclasses.field(default_factory=nfsp.Config)
+  schedule: Schedule = dataclasses.field(default_factory=Schedule)
+  num_envs: int = 64
+  seed: int = 0
+
+  def solve(self, restricted: RestrictedGame, iteration: int,
+            response_returns: list[float],
+            directory: Optional[str] = None) -> Solution:
+    schedule = self.schedule
+    seed = _seed(self.seed, iteration)
+    if iteration < schedule.warm_start_iterations:
+      solver = nfsp.NFSP(self.config, restricted, self.num_envs)
+      policy = solver.average_policy(solver.init(jax.random.PRNGKey(seed)))
+      return Solution(policy.params, self.meta_apply(restricted), 0)
+    stop = None
+    if schedule.kind == "threshold":
+      threshold = schedule.threshold(response_returns, iteration)
+      stop = lambda log: (log[-1].step >= schedule.min_steps and
+                          log[-1].response_return < threshold)
+    policy, log = nfsp.train_nfsp(
+        restricted, self.config, steps=schedule.steps(iteration),
+        num_envs=self.num_envs, eval_every=schedule.check_steps, seed=seed,
+        checkpoint_path=directory and os.path.join(directory, "nfsp.ckpt"),
+        stop=stop)
+    return Solution(policy.params, self.meta_apply(restricted),
+                    log[-1].episodes)
+
+  def meta_apply(self, restricted: RestrictedGame) -> learner_lib.LogitsFn:
+    """The logits function of NFSP's average policy on `restricted`."""
+    return nfsp.average_network(self.config.average_hidden_sizes,
+                                restricted.num_actions).apply
+
+
+def _seed(seed: int, iteration: int) -> int:
+  """A distinct seed per iteration of a run (-1: the first response)."""
+  return int(np.random.SeedSequence([seed, iteration + 1]).generate_state(1)[0]
+             % 2**31)
+
+
+# The NXDO loop.
+
+
+class Iteration(NamedTuple):
+  """What one NXDO iteration did, and where it left the meta-NE."""
+  iteration: int
+  population: int  # Members in the restricted game it solved.
+  episodes: int  # Games played so far, by the oracle and the solver.
+  wall_time: float  # Seconds so far (evaluations not counted).
+  exploitability: Optional[float]  # Of the meta-NE, exact; None if no tree.
+  response_return: float  # The new best response's return against it.
+
+
+class NXDO:
+  """The NXDO loop (see the module docstring): solve the restricted game of
+  the population, add a best response to its meta-NE, repeat.
+
+  The first member is a best response to uniform play. With a `directory`
+  the run checkpoints after every iteration (population, log, the last
+  meta-NE), the oracle and the solver checkpoint inside theirs, and a new
+  NXDO on the same directory with the same settings resumes.
+  """
+
+  def __init__(self, game: pyspiel.Game, env: Any, oracle: Any, solver: Any,
+               variant: str = "nxdo", directory: Optional[str] = None,
+               max_nodes: int = 10**6):
+    """
+    Args:
+      game: the original game.
+      env: a JAX engine of `game` made with `auto_reset=True`.
+      oracle: `ExactOracle` or `LearnedOracle`.
+      solver: `ExactSolver` or `NFSPSolver`.
+      variant: "nxdo" or "nxdo_va".
+      directory: where to checkpoint (None: no checkpoints).
+      max_nodes: the largest tree exact exploitability is computed on.
+    """
+    check_variant(variant)
+    self.game, self.env, self.oracle, self.solver = game, env, oracle, solver
+    self.variant = variant
+    self.directory = directory
+    try:
+      self._exploitability = evaluation.OpponentExploitability(game,
+                                                               max_nodes)
+    except ValueError:
+      self._exploitability = None
+    self.members: list[Any] = []
+    self.response_returns: list[float] = []
+    self.log: list[Iteration] = []
+    self._episodes, self._wall_time = 0, 0.0
+    self._solution: Optional[Solution] = None
+    self._record = {"game": str(game), "variant": variant,
+                    "oracle": repr(oracle), "solver": repr(solver)}
+    if directory and os.path.exists(self._state_path):
+      self._restore()
+
+  @property
+  def _state_path(self) -> str:
+    return os.path.join(self.directory, "state.pkl")
+
+  def _path(self, name: str) -> Optional[str]:
+    return self.directory and os.path.join(self.directory, name)
+
+  def step(self) -> Iteration:
+    """One NXDO iteration."""
+    started = time.perf_counter()
+    iteration = len(self.log)
+    if not self.members:
+      self._add(self.oracle.respond(opponents_lib.uniform(), -1,
+                                    self._path("response_initial")))
+    restricted = self.restricted_game()
+    solution = self.solver.solve(restricted, iteration, self.response_returns,
+                                 self._path(f"solve{iteration}"))
+    meta_ne = meta_policy(restricted, solution.meta_apply,
+                          solution.meta_params)
+    response = self.oracle.respond(meta_ne, iteration,
+                                   self._path(f"response{iteration}"))
+    self._episodes += solution.episodes
+    self._wall_time += time.perf_counter() - started
+    self._solution = solution
+    self.log.append(Iteration(
+        iteration, len(self.members), self._episodes + response.episodes,
+        self._wall_time,
+        self._exploitability(meta_ne) if self._exploitability else None,
+        response.mean_return))
+    self._add(response)
+    self._save()
+    return self.log[-1]
+
+  def restricted_game(self, size: Optional[int] = None) -> RestrictedGame:
+    """The restricted game of the first `size` members (default all)."""
+    return RestrictedGame(self.env, self.oracle.apply,
+                          self.members[:size or len(self.members)],
+                          self.variant)
+
+  def meta_ne(self) -> opponents_lib.Opponent:
+    """The last meta-NE found, as a policy of the original game."""
+    if self._solution is None:
+      raise ValueError("no meta-NE yet: run an iteration first")
+    return meta_policy(self.restricted_game(self.log[-1].population),
+                       self._solution.meta_apply, self._solution.meta_params)
+
+  def tabular_policy(self) -> policy_lib.TabularPolicy:
+    """The last meta-NE as an OpenSpiel TabularPolicy (of Leduc poker for
+    m-Clone Leduc)."""
+    if self._exploitability is None:
+      raise ValueError(f"{self.game}: its tree is too large for a tabular "
+                       "policy")
+    sweeps = self._exploitability.sweeps
+    return tree_policies.to_tabular(sweeps.tree, evaluation.opponent_policy(
+        sweeps, self._exploitability.clones, self.meta_ne()))
+
+  def _add(self, response: Response) -> None:
+    self.members.append(response.params)
+    self.response_returns.append(response.mean_return)
+    self._episodes += response.episodes
+
+  def _save(self) -> None:
+    if not self.directory:
+      return
+    state = {"members": self.members,
+             "response_returns": self.response_returns, "log": self.log,
+             "episodes": self._episodes, "wall_time": self._wall_time,
+             "meta_params": self._solution.meta_params}
+    checkpoints.save(self._state_path, state, self._record,
+                     step=len(self.log))
+    for name in os.listdir(self.directory):  # Finished iterations' files.
+      path = os.path.join(self.directory, name)
+      if os.path.isdir(path):
+        shutil.rmtree(path)
+
+  def _restore(self) -> None:
+    state = checkpoints.restore(self._state_path, self._record).tree
+    self.members, self.log = state["members"], state["log"]
+    self.response_returns = state["response_returns"]
+    self._episodes, self._wall_time = state["episodes"], state["wall_time"]
+    restricted = self.restricted_game(self.log[-1].population)
+    self._solution = Solution(state["meta_params"],
+                              self.solver.meta_apply(restricted), 0)

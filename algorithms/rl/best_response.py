@@ -85,6 +85,7 @@ def train_best_response(
                                  evaluation.Evaluation]] = None,
     checkpoint_path: Optional[str] = None,
     on_entry: Optional[Callable[[LogEntry], None]] = None,
+    stop: Optional[Callable[[list[LogEntry]], bool]] = None,
 ) -> tuple[learner_lib.LearnedPolicy, list[LogEntry]]:
   """Trains a best response to `opponent` (see the module docstring).
 
@@ -106,6 +107,8 @@ def train_best_response(
     checkpoint_path: where to checkpoint; an existing checkpoint of the same
       settings is resumed.
     on_entry: called with each log entry as it is made (progress output).
+    stop: called with the log after each entry; True ends the run early
+      (`plateaued` makes one).
 
   Returns:
     (the learned policy, the log).
@@ -138,8 +141,21 @@ def train_best_response(
   carry, log = learner_lib.run_in_chunks(
       carry, lambda c, n: train_steps(c, opponent.params, opponent.weights, n),
       make_entry, steps, settings.eval_every, run_config, checkpoint_path,
-      on_entry)
+      on_entry, stop)
   return learner.played(carry.learner), log
+
+
+def plateaued(min_gain: float, min_entries: int = 2
+             ) -> Callable[[list[LogEntry]], bool]:
+  """A `stop` rule: the mean return rose by less than `min_gain` from one
+  log entry to the next, after at least `min_entries` entries (the
+  reference's plateau check, every `eval_every` steps)."""
+
+  def stop(log: list[LogEntry]) -> bool:
+    return (len(log) >= max(min_entries, 2) and
+            log[-1].mean_return - log[-2].mean_return < min_gain)
+
+  return stop
 
 
 def _fingerprint(opponent: opponents_lib.Opponent) -> str:

@@ -41,15 +41,8 @@ class ExactEvaluator:
   def __init__(self, game: pyspiel.Game, opponent: opponents_lib.Opponent,
                max_nodes: int = 10**6):
     """Builds the tree (ValueError if it has more than `max_nodes` nodes)."""
-    self.clones = _clones(game)
-    tree_game = (pyspiel.load_game("leduc_poker") if self.clones > 1 else
-                 game)
-    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
-                                                                 max_nodes))
-    tree = self.sweeps.tree
-    self.opponent_policy = self.sweeps.mixture_policy(
-        opponent.members_table(tree, self.clones),
-        np.asarray(opponent.weights, np.float64))
+    self.clones, self.sweeps = _evaluation_sweeps(game, max_nodes)
+    self.opponent_policy = opponent_policy(self.sweeps, self.clones, opponent)
     self.best_values = np.array([
         self.sweeps.best_response(self.opponent_policy, seat)[0]
         for seat in (0, 1)])
@@ -71,6 +64,37 @@ class ExactEvaluator:
       value = self.sweeps.expected_value(joint)
       values.append(value if seat == 0 else -value)
     return Evaluation(np.array(values), self.best_values)
+
+
+def _evaluation_sweeps(game: pyspiel.Game, max_nodes: int
+                      ) -> tuple[int, sweeps_lib.TreeSweeps]:
+  """(clones, the sweeps of the tree evaluations walk: Leduc's for m-Clone
+  Leduc, else the game's)."""
+  clones = _clones(game)
+  tree_game = pyspiel.load_game("leduc_poker") if clones > 1 else game
+  return clones, sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
+                                                                max_nodes))
+
+
+def opponent_policy(tree_sweeps: sweeps_lib.TreeSweeps, clones: int,
+                    opponent: opponents_lib.Opponent) -> np.ndarray:
+  """The behaviour policy array of an opponent (of any kind) on the tree."""
+  return tree_sweeps.mixture_policy(
+      opponent.members_table(tree_sweeps.tree, clones),
+      np.asarray(opponent.weights, np.float64))
+
+
+class OpponentExploitability:
+  """The exact exploitability of opponents, policies of the whole game
+  (PSRO's and NXDO's meta-strategies), on a tree built once."""
+
+  def __init__(self, game: pyspiel.Game, max_nodes: int = 10**6):
+    """Builds the tree (ValueError if it has more than `max_nodes` nodes)."""
+    self.clones, self.sweeps = _evaluation_sweeps(game, max_nodes)
+
+  def __call__(self, opponent: opponents_lib.Opponent) -> float:
+    return self.sweeps.exploitability(opponent_policy(self.sweeps,
+                                                      self.clones, opponent))
 
 
 def _clones(game: pyspiel.Game) -> int:

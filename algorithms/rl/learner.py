@@ -252,7 +252,8 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
                   make_entry: Callable[[Any, int, Any, float, list], Any],
                   steps: int, chunk: int, run_config: dict[str, Any],
                   checkpoint_path: Optional[str] = None,
-                  on_entry: Optional[Callable[[Any], None]] = None
+                  on_entry: Optional[Callable[[Any], None]] = None,
+                  stop: Optional[Callable[[list], bool]] = None
                  ) -> tuple[Any, list]:
   """Advances a training carry `chunk` steps at a time up to `steps`, with a
   log entry, a checkpoint and a callback after every chunk.
@@ -269,6 +270,8 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
       checkpoint at `checkpoint_path` made with other settings is refused.
     checkpoint_path: resume from and save to this file.
     on_entry: called with each entry (progress output).
+    stop: called with the log after each entry (and on resuming); the run
+      ends early once it returns True (a plateau, a threshold reached).
 
   Returns:
     (the final carry, the log).
@@ -278,7 +281,7 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
     saved = checkpoints.restore(checkpoint_path, run_config)
     carry, step, log = saved.tree, saved.step, saved.extra["log"]
   trained = log[-1].wall_time if log else 0.0
-  while step < steps:
+  while step < steps and not (stop and log and stop(log)):
     size = min(chunk, steps - step)
     started = time.perf_counter()
     carry, happened = jax.block_until_ready(advance(carry, size))

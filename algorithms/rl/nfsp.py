@@ -22,6 +22,7 @@ games and m-Clone Leduc), checkpoints and resumption.
 """
 
 import dataclasses
+import functools
 from typing import Any, Callable, NamedTuple, Optional
 
 import haiku as hk
@@ -73,6 +74,15 @@ class Config:
     learner_lib.check_widths(self, "average_hidden_sizes")
 
 
+@functools.lru_cache(maxsize=None)
+def average_network(hidden_sizes: tuple[int, ...],
+                    num_actions: int) -> hk.Transformed:
+  """The average policy's network (one object per shape, so that code
+  jitted on its `apply` compiles once)."""
+  return hk.without_apply_rng(hk.transform(
+      lambda x: layers.MLP(hidden_sizes, num_actions, name="average")(x)))
+
+
 class Pending(NamedTuple):
   """Each player's last decision in each game, until its transition closes
   (leaves [B, 2, ...])."""
@@ -90,6 +100,7 @@ class State(NamedTuple):
   env: Any
   pending: Pending
   best_response_mode: jax.Array  # [B, 2] this game's mode per player.
+  game_return: jax.Array  # [B, 2] each player's return so far this game.
   key: jax.Array
 
 
@@ -97,6 +108,12 @@ class StepMetrics(NamedTuple):
   episodes: jax.Array  # Games that ended.
   best_response_loss: jax.Array
   average_loss: jax.Array
+  # Over the games that ended with one player in best-response mode and the
+  # other playing its average policy: how many, and the best responder's
+  # returns summed (their mean estimates the average policy's
+  # exploitability).
+  response_games: jax.Array
+  response_return_sum: jax.Array
 
 
 class NFSP:
@@ -114,9 +131,8 @@ class NFSP:
     self.batch = batch
     self.best_response = dqn.DQN(config.best_response, env.observation_shape,
                                  env.num_actions, batch)
-    self.average_network = hk.without_apply_rng(hk.transform(
-        lambda x: layers.MLP(config.average_hidden_sizes, env.num_actions,
-                             name="average")(x)))
+    self.average_network = average_network(config.average_hidden_sizes,
+                                           env.num_actions)
     self.average_optimizer = optax.adam(config.average_learning_rate)
     self._average_update = training.make_update(self._average_loss,
                                                 self.average_optimizer)
@@ -140,7 +156,8 @@ class NFSP:
         training.init_train_state(params, {}, self.average_optimizer),
         buffers.init(example, self.config.reservoir_capacity),
         self.env.init(jax.random.split(env_key, self.batch)), pending,
-        self._draw_modes(mode_key), key)
+        self._draw_modes(mode_key), jnp.zeros((self.batch, NUM_PLAYERS)),
+        key)
 
   def average_policy(self, state: State) -> learner_lib.LearnedPolicy:
     return learner_lib.LearnedPolicy(self.average_network.apply,
@@ -205,6 +222,9 @@ class NFSP:
     env = self.env.step(env, actions)
     pending = pending._replace(reward=pending.reward + env.rewards)
     done = env.terminated
+    game_return = state.game_return + env.rewards
+    responding = (done[:, None] & state.best_response_mode &
+                  ~state.best_response_mode[:, ::-1])
     endings = [learner_lib.Transition(
         pending.observation[:, p], pending.mask[:, p], pending.action[:, p],
         pending.reward[:, p], jnp.ones(self.batch),
@@ -227,14 +247,18 @@ class NFSP:
     modes = jnp.where(done[:, None], self._draw_modes(mode_key),
                       state.best_response_mode)
     return (State(best_response, average, reservoir, env, pending, modes,
-                  key),
-            StepMetrics(done.sum(), br_metrics["loss"], average_loss))
+                  jnp.where(done[:, None], 0.0, game_return), key),
+            StepMetrics(done.sum(), br_metrics["loss"], average_loss,
+                        responding.sum(),
+                        jnp.where(responding, game_return, 0.0).sum()))
 
   def _run(self, state: State, steps: int) -> tuple[State, StepMetrics]:
     state, metrics = jax.lax.scan(self._step, state, None, length=steps)
     return state, StepMetrics(metrics.episodes.sum(),
                               metrics.best_response_loss.mean(),
-                              metrics.average_loss.mean())
+                              metrics.average_loss.mean(),
+                              metrics.response_games.sum(),
+                              metrics.response_return_sum.sum())
 
 
 class LogEntry(NamedTuple):
@@ -244,6 +268,9 @@ class LogEntry(NamedTuple):
   exploitability: Optional[float]  # Of the average policy, if evaluated.
   best_response_loss: float
   average_loss: float
+  # The best response's mean return against the average policy in this
+  # stretch's games (see StepMetrics); NaN if there were none.
+  response_return: float
 
 
 def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
@@ -251,7 +278,8 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
                exploitability: Optional[Callable[[learner_lib.LearnedPolicy],
                                                  float]] = None,
                checkpoint_path: Optional[str] = None,
-               on_entry: Optional[Callable[[LogEntry], None]] = None
+               on_entry: Optional[Callable[[LogEntry], None]] = None,
+               stop: Optional[Callable[[list[LogEntry]], bool]] = None
               ) -> tuple[learner_lib.LearnedPolicy, list[LogEntry]]:
   """Runs NFSP for `steps` batched steps of `num_envs` games.
 
@@ -264,17 +292,20 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
       tenth of the run by default.
     seed: the run's seed.
     exploitability: the average policy's exploitability; by default exact
-      (`evaluation.exploitability_of`) where the game's tree fits, else none.
+      (`evaluation.exploitability_of`) where the game's tree fits, else (or
+      for an engine whose `game` is None: a restricted game) none.
     checkpoint_path: where to checkpoint; an existing checkpoint of the same
       settings is resumed.
     on_entry: called with each log entry as it is made.
+    stop: called with the log after each entry; True ends the run early.
 
   Returns:
     (the average policy, the log).
   """
   settings = learner_lib.RunSettings(steps, num_envs,
                                      eval_every or max(steps // 10, 1), seed)
-  exploitability = exploitability or evaluation.exploitability_of(env.game)
+  if exploitability is None and env.game is not None:
+    exploitability = evaluation.exploitability_of(env.game)
   nfsp = NFSP(config, env, num_envs)
 
   def make_entry(state, step, metrics, wall_time, log):
@@ -282,10 +313,12 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
         step, (log[-1].episodes if log else 0) + int(metrics.episodes),
         wall_time,
         exploitability(nfsp.average_policy(state)) if exploitability else None,
-        float(metrics.best_response_loss), float(metrics.average_loss))
+        float(metrics.best_response_loss), float(metrics.average_loss),
+        float(metrics.response_return_sum) / int(metrics.response_games)
+        if int(metrics.response_games) else float("nan"))
 
   state, log = learner_lib.run_in_chunks(
       nfsp.init(jax.random.PRNGKey(seed)), nfsp.run, make_entry, steps,
       settings.eval_every, settings.as_record(config), checkpoint_path,
-      on_entry)
+      on_entry, stop)
   return nfsp.average_policy(state), log

@@ -142,38 +142,31 @@ def _packed_keys(tensors: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
   return ((values * multipliers) % 2**32).sum(-1) % 2**32
 
 
-class _Table(NamedTuple):
+class TensorIndex(NamedTuple):
+  """Finds the row of a tree's information state from its tensor (of 0s and
+  1s), by one packed integer key per state, inside jitted code."""
   multipliers: jax.Array  # [words] uint32.
   keys: jax.Array  # [infosets] uint32, sorted.
-  rows: jax.Array  # [members, infosets, actions] probabilities, key order.
+  order: np.ndarray  # [infosets] the tree's information state of each key.
+
+  def rows(self, observation: jax.Array) -> jax.Array:
+    """[B] the position in `keys` of each observation's state."""
+    bits = observation.reshape(observation.shape[0], -1).astype(jnp.uint32)
+    width = bits.shape[1]
+    words = self.multipliers.shape[0]
+    bits = jnp.pad(bits, ((0, 0), (0, words * 31 - width)))
+    values = (bits.reshape(-1, words, 31) <<
+              jnp.arange(31, dtype=jnp.uint32)).sum(-1, dtype=jnp.uint32)
+    keys = (values * self.multipliers).sum(-1, dtype=jnp.uint32)
+    return jnp.searchsorted(self.keys, keys)
 
 
-def _tabular_act(table: _Table, observation, mask, member, key):
-  bits = observation.reshape(observation.shape[0], -1).astype(jnp.uint32)
-  width = bits.shape[1]
-  words = table.multipliers.shape[0]
-  bits = jnp.pad(bits, ((0, 0), (0, words * 31 - width)))
-  values = (bits.reshape(-1, words, 31) <<
-            jnp.arange(31, dtype=jnp.uint32)).sum(-1, dtype=jnp.uint32)
-  keys = (values * table.multipliers).sum(-1, dtype=jnp.uint32)
-  rows = jnp.searchsorted(table.keys, keys)
-  probabilities = table.rows[member, rows]
-  return masking.masked_sample(key, jnp.log(probabilities), mask)
-
-
-def tabular(tree: game_tree_lib.GameTree, policy: np.ndarray,
-            weights: Optional[Sequence[float]] = None) -> Opponent:
-  """A policy array of `tree` ([infosets, actions]), or with `weights` a
-  mixture of such arrays ([members, infosets, actions])."""
-  policy = np.asarray(policy, np.float64)
-  stacked = policy if weights is not None else policy[None]
-  weights = _check_weights(weights, len(stacked))
-  if stacked.shape[1:] != tree.legal.shape:
-    raise ValueError(f"a policy of this tree has shape {tree.legal.shape}, "
-                     f"got {policy.shape}")
+def tensor_index(tree: game_tree_lib.GameTree) -> TensorIndex:
+  """The `TensorIndex` of a tree whose information-state tensors are 0s and
+  1s (poker's are)."""
   tensors = policies.infoset_tensors(tree)
   if not np.isin(tensors, (0, 1)).all():
-    raise ValueError(f"{tree.game}: tabular opponents need information-state "
+    raise ValueError(f"{tree.game}: tabular policies need information-state "
                      "tensors of 0s and 1s; play this game through "
                      "PyspielVectorEnv with an OpenSpiel policy instead")
   words = -(-tensors[0].size // 31)
@@ -187,9 +180,34 @@ def tabular(tree: game_tree_lib.GameTree, policy: np.ndarray,
     raise ValueError(f"{tree.game}: no collision-free key for its "
                      "information states")
   order = np.argsort(keys)
-  table = _Table(jnp.asarray(multipliers.astype(np.uint32)),
-                 jnp.asarray(keys[order].astype(np.uint32)),
-                 jnp.asarray(stacked[:, order], jnp.float32))
+  return TensorIndex(jnp.asarray(multipliers.astype(np.uint32)),
+                     jnp.asarray(keys[order].astype(np.uint32)), order)
+
+
+class _Table(NamedTuple):
+  index: TensorIndex
+  rows: jax.Array  # [members, infosets, actions] probabilities, key order.
+
+
+def _tabular_act(table: _Table, observation, mask, member, key):
+  probabilities = table.rows[member, table.index.rows(observation)]
+  return masking.masked_sample(key, jnp.log(probabilities), mask)
+
+
+def tabular(tree: game_tree_lib.GameTree, policy: np.ndarray,
+            weights: Optional[Sequence[float]] = None) -> Opponent:
+  """A policy array of `tree` ([infosets, actions]), or with `weights` a
+  mixture of such arrays ([members, infosets, actions])."""
+  policy = np.asarray(policy, np.float64)
+  stacked = policy if weights is not None else policy[None]
+  weights = _check_weights(weights, len(stacked))
+  if stacked.shape[1:] != tree.legal.shape:
+    raise ValueError(f"a policy of this tree has shape {tree.legal.shape}, "
+                     f"got {policy.shape}")
+  index = tensor_index(tree)
+  table = _Table(index._replace(order=None),
+                 jnp.asarray(stacked[:, index.order], jnp.float32))
+
   def members_table(other_tree, clones):
     if clones != 1 or other_tree.legal.shape != tree.legal.shape:
       raise ValueError(f"a tabular opponent of {tree.game} cannot be "
