@@ -308,6 +308,7 @@ class ExactOracle:
     self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(game))
     self.members = TabularMembers(self.sweeps.tree)
     self.apply = self.members.apply
+    self.record = "exact"
 
   def respond(self, opponent: opponents_lib.Opponent, iteration: int,
               directory: Optional[str] = None) -> Response:
@@ -340,6 +341,12 @@ class LearnedOracle:
 
   def __post_init__(self):
     learner_lib.check_positive(self, "check_steps", "max_steps", "num_envs")
+
+  @property
+  def record(self) -> str:
+    """Its settings, as checkpoints compare them."""
+    return repr({field.name: getattr(self, field.name)
+                 for field in dataclasses.fields(self) if field.name != "env"})
 
   @functools.cached_property
   def apply(self) -> learner_lib.LogitsFn:
@@ -379,6 +386,7 @@ class ExactSolver:
   def __init__(self, oracle: ExactOracle, iterations: int = 2_000):
     self.oracle = oracle
     self.iterations = iterations
+    self.record = f"exact, {iterations} CFR+ iterations"
 
   def solve(self, restricted: RestrictedGame, iteration: int,
             response_returns: list[float],
@@ -471,6 +479,10 @@ class NFSPSolver:
   num_envs: int = 64
   seed: int = 0
 
+  @property
+  def record(self) -> str:
+    return repr(self)
+
   def solve(self, restricted: RestrictedGame, iteration: int,
             response_returns: list[float],
             directory: Optional[str] = None) -> Solution:
@@ -506,6 +518,8 @@ def _seed(seed: int, iteration: int) -> int:
 
 
 # The NXDO loop.
+
+_ITERATION = "iteration"  # The subdirectory of the iteration in progress.
 
 
 class Iteration(NamedTuple):
@@ -556,16 +570,20 @@ class NXDO:
     self._episodes, self._wall_time = 0, 0.0
     self._solution: Optional[Solution] = None
     self._record = {"game": str(game), "variant": variant,
-                    "oracle": repr(oracle), "solver": repr(solver)}
-    if directory and os.path.exists(self._state_path):
-      self._restore()
+                    "oracle": oracle.record, "solver": solver.record}
+    if directory:
+      learner_lib.share_compilations(os.path.join(directory,
+                                                  "compilation_cache"))
+      if os.path.exists(self._state_path):
+        self._restore()
 
   @property
   def _state_path(self) -> str:
     return os.path.join(self.directory, "state.pkl")
 
   def _path(self, name: str) -> Optional[str]:
-    return self.directory and os.path.join(self.directory, name)
+    """Where the oracle or the solver checkpoints in this iteration."""
+    return self.directory and os.path.join(self.directory, _ITERATION, name)
 
   def step(self) -> Iteration:
     """One NXDO iteration."""
@@ -630,10 +648,8 @@ class NXDO:
              "meta_params": self._solution.meta_params}
     checkpoints.save(self._state_path, state, self._record,
                      step=len(self.log))
-    for name in os.listdir(self.directory):  # Finished iterations' files.
-      path = os.path.join(self.directory, name)
-      if os.path.isdir(path):
-        shutil.rmtree(path)
+    shutil.rmtree(os.path.join(self.directory, _ITERATION),
+                  ignore_errors=True)  # The finished iteration's files.
 
   def _restore(self) -> None:
     state = checkpoints.restore(self._state_path, self._record).tree

@@ -200,18 +200,9 @@ def _trainer(game: str, config: best_response.AnyConfig,
   return _Trainer(game, config, num_envs)
 
 
-def _share_compilations(directory: str) -> None:
-  """Points this worker's JAX at a persistent compilation cache (unless one
-  is set), so that workers of a new executor or a resumed run load the
-  training step compiled once instead of compiling it again."""
-  if not jax.config.jax_compilation_cache_dir:
-    jax.config.update("jax_compilation_cache_dir", directory)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
-
-
 def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
-  _share_compilations(task.compilation_cache)
+  learner_lib.share_compilations(task.compilation_cache)
   trainer = _trainer(task.game, task.config, task.num_envs)
   carry = (trainer.new_carry(task.seed) if task.start is None else
            checkpoints.restore(task.start, trainer.record).tree)

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel.python.algorithms import exploitability
 from open_spiel_ext.algorithms import nxdo
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
@@ -135,6 +138,60 @@ def test_meta_policy_acts_like_its_table():
       actions, pure_action(members[0], observation, state.legal_action_mask))
 
 
+@pytest.mark.parametrize("variant", nxdo.VARIANTS)
+def test_nxdo_with_exact_oracle_and_solver_solves_kuhn(variant):
+  game = pyspiel.load_game("kuhn_poker")
+  oracle = nxdo.ExactOracle(game)
+  run = nxdo.NXDO(game, batched_poker.kuhn_poker(auto_reset=True), oracle,
+                  nxdo.ExactSolver(oracle), variant)
+  for _ in range(8):
+    entry = run.step()
+    if entry.exploitability < 1e-3:
+      break
+  assert entry.exploitability < 1e-3
+  assert entry.iteration <= 5  # Tabular XDO needs 4 on Kuhn.
+  assert exploitability.exploitability(game, run.tabular_policy()) == (
+      pytest.approx(entry.exploitability, abs=1e-9))
+
+
+def test_threshold_schedule_halves_after_weak_responses():
+  schedule = nxdo.Schedule(warm_start_iterations=2, threshold_start=1.0,
+                           threshold_floor=0.2, threshold_margin=0.05)
+  returns = [3.0, 2.0, 1.5, 0.9, 0.6, 0.1, 0.1]
+  thresholds = [schedule.threshold(returns, i) for i in range(2, 7)]
+  assert thresholds == [1.0, 0.5, 0.5, 0.25, 0.2]
+  growing = nxdo.Schedule(kind="growing", warm_start_iterations=1,
+                          start_steps=100, growth=1.5)
+  assert [growing.steps(i) for i in (1, 2, 3)] == [100, 150, 225]
+
+
+def _learned_run(directory, variant="nxdo"):
+  game = pyspiel.load_game("kuhn_poker")
+  env = batched_poker.kuhn_poker(auto_reset=True)
+  oracle = nxdo.LearnedOracle(
+      env, dqn.Config(hidden_sizes=(32,), learning_starts=50, batch_size=32,
+                      epsilon_decay_steps=100),
+      check_steps=50, max_steps=100, num_envs=8)
+  solver = nxdo.NFSPSolver(
+      nfsp.Config(average_hidden_sizes=(32,), average_batch_size=32),
+      nxdo.Schedule(warm_start_iterations=1, min_steps=50, max_steps=100,
+                    check_steps=50), num_envs=8)
+  return nxdo.NXDO(game, env, oracle, solver, variant, directory=directory)
+
+
+def test_learned_nxdo_resumes_its_run(tmp_path):
+  run = _learned_run(str(tmp_path))
+  first = [run.step(), run.step()]
+  assert first[1].episodes > first[0].episodes > 0
+  resumed = _learned_run(str(tmp_path))
+  assert resumed.log == first and len(resumed.members) == 3
+  entry = resumed.step()
+  assert (entry.iteration, entry.population) == (2, 3)
+  assert 0 <= entry.exploitability < 2
+  with pytest.raises(ValueError, match="variant='nxdo_va' here"):
+    _learned_run(str(tmp_path), "nxdo_va")
+
+
 def test_bad_settings_are_refused():
   env = batched_poker.kuhn_poker(auto_reset=True)
   members = pure_members(env, 3)
@@ -147,3 +204,9 @@ def test_bad_settings_are_refused():
   with pytest.raises(ValueError, match="va_threshold must be in"):
     nxdo.RestrictedGame(env, linear_apply, members, variant="nxdo_va",
                         va_threshold=0.0)
+  with pytest.raises(ValueError, match="kind must be"):
+    nxdo.Schedule(kind="fixed")
+  with pytest.raises(ValueError, match="growth must be >= 1"):
+    nxdo.Schedule(growth=0.5)
+  with pytest.raises(ValueError, match="max_steps must be > 0"):
+    nxdo.LearnedOracle(env, dqn.Config(), max_steps=0)
