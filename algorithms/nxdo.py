@@ -642,20 +642,22 @@ class NXDO:
   def _save(self) -> None:
     if not self.directory:
       return
-    state = {"members": self.members,
-             "response_returns": self.response_returns, "log": self.log,
-             "episodes": self._episodes, "wall_time": self._wall_time,
-             "meta_params": self._solution.meta_params}
-    checkpoints.save(self._state_path, state, self._record,
-                     step=len(self.log))
+    checkpoints.save(
+        self._state_path, {"members": self.members,
+                           "meta_params": self._solution.meta_params},
+        self._record, step=len(self.log),
+        extra={"log": self.log, "response_returns": self.response_returns,
+               "episodes": self._episodes, "wall_time": self._wall_time})
     shutil.rmtree(os.path.join(self.directory, _ITERATION),
                   ignore_errors=True)  # The finished iteration's files.
 
   def _restore(self) -> None:
-    state = checkpoints.restore(self._state_path, self._record).tree
-    self.members, self.log = state["members"], state["log"]
-    self.response_returns = state["response_returns"]
-    self._episodes, self._wall_time = state["episodes"], state["wall_time"]
+    saved = checkpoints.restore(self._state_path, self._record)
+    self.members = saved.tree["members"]
+    self.log, self.response_returns = (saved.extra["log"],
+                                       saved.extra["response_returns"])
+    self._episodes = saved.extra["episodes"]
+    self._wall_time = saved.extra["wall_time"]
     restricted = self.restricted_game(self.log[-1].population)
-    self._solution = Solution(state["meta_params"],
+    self._solution = Solution(saved.tree["meta_params"],
                               self.solver.meta_apply(restricted), 0)

@@ -223,3 +223,14 @@ def test_p2sro_example_refuses_an_oracle_the_method_cannot_use():
       capture_output=True, text=True, timeout=120)
   assert result.returncode == 2
   assert "--algorithm=dch needs a learned oracle" in result.stderr
+
+
+def test_nxdo_example_solves_kuhn_with_exact_oracles_and_resumes(tmp_path):
+  flags = ("--game=kuhn_poker", "--oracle=exact", f"--output_dir={tmp_path}")
+  _run_example("nxdo", "--iterations=2", *flags)
+  output = _run_example("nxdo", "--iterations=5", *flags)
+  assert "resuming after iteration 1" in output
+  assert "final exploitability 0.0000" in output
+  assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == 5
+  assert len(json.loads((tmp_path / "policy.json").read_text())) == 12
+  assert (tmp_path / "nxdo.png").stat().st_size > 0
