@@ -1,21 +1,20 @@
-"""Batched JAX environments of the Loss Game (`games/loss_game.py`).
+"""Batched JAX engines of the Loss Game (`games/loss_game.py`).
 
-- `TurnBasedLossGame(game)`: the binned game made turn-based
-  (`turn_based_simultaneous_game(game=loss_game(...))`: player 0 moves, then
-  player 1 without seeing that move, then the step is applied), meeting the
-  contract of `games/batched.py`, for the discrete learners (DDQN, NFSP).
-  Its observations are that pyspiel game's information-state tensors: the
-  player to move and the observer (one-hot each), then the Loss Game's tensor
-  (steps taken one-hot, x, L(x)).
-- `ContinuousLossGame(dims, moves, alpha, max_move)`: both players move at
-  once with continuous actions in [−1, 1]^dims, for continuous learners (PPO)
-  and NXDO's restricted game. Both players observe the Loss Game's tensor.
+`TurnBasedLossGame(game)` plays the game made turn-based
+(`turn_based_simultaneous_game(game=loss_game(...))`: player 0 moves, then
+player 1 without seeing that move, then the step is applied) and meets the
+contract of `games/batched.py`. Its observations are that pyspiel game's
+information-state tensors: the player to move and the observer (one-hot
+each), then the Loss Game's tensor (steps taken one-hot, x, L(x)).
 
-Both apply `loss_game.Dynamics`, the rules the pyspiel game applies, and
-`tests/loss_game_test.py` checks them against it step by step.
+Actions are the binned game's (ints, for DDQN and NFSP), or with
+`continuous=True` vectors in [−1, 1]^dims ([B, dims] floats, clipped; for
+PPO and NXDO's continuous members), whose `legal_action_mask` is all true
+[B, dims] while a game lasts. Both apply `loss_game.Dynamics`, the rules the
+pyspiel game applies, and `tests/loss_game_test.py` checks them against it
+step by step.
 """
 
-import dataclasses
 from typing import Any, NamedTuple, Union
 
 import jax
@@ -67,7 +66,10 @@ class TurnBasedLossGame:
 
   num_players = 2
 
-  def __init__(self, game: Union[str, pyspiel.Game], auto_reset: bool = False):
+  def __init__(self, game: Union[str, pyspiel.Game], auto_reset: bool = False,
+               continuous: bool = False):
+    """`game` sets the variant (with continuous actions its `bins` only
+    names the pyspiel game kept as `self.game`)."""
     inner = _loss_game(game)
     params = inner.get_parameters()
     self.game = pyspiel.convert_to_turn_based(inner)
@@ -77,7 +79,8 @@ class TurnBasedLossGame:
     self.dynamics = loss_game.Dynamics(self.dims, params["alpha"],
                                        params["max_move"])
     self.auto_reset = auto_reset
-    self.num_actions = self.bins**self.dims
+    self.continuous = continuous
+    self.num_actions = self.dims if continuous else self.bins**self.dims
     self.observation_shape = (4 + loss_game.tensor_size(self.dims,
                                                          self.moves),)
 
@@ -85,20 +88,25 @@ class TurnBasedLossGame:
     """Fresh games (the keys only set the batch: the game has no chance)."""
     batch = keys.shape[0]
     zeros = jnp.zeros(batch)
+    pending = (jnp.zeros((batch, self.dims)) if self.continuous else
+               jnp.zeros(batch, jnp.int32))
     return self._observe(
         jnp.zeros(batch, jnp.int32), jnp.zeros((batch, self.dims)), zeros,
-        jnp.zeros(batch, jnp.int32), jnp.zeros(batch, jnp.int32),
-        jnp.zeros((batch, 2)))
+        jnp.zeros(batch, jnp.int32), pending, jnp.zeros((batch, 2)))
+
+  def _move(self, actions: jax.Array) -> jax.Array:
+    """The continuous actions [B, dims] that actions stand for."""
+    if self.continuous:
+      return actions
+    return loss_game.binned_action(actions, self.bins, self.dims, jnp)
 
   def step(self, state: TurnBasedState, actions: jax.Array) -> TurnBasedState:
     """See `games/batched.py`."""
     live = state.current_player != batched.GAME_OVER
     second = state.current_player == 1
     applied = live & second
-    x, value = self.dynamics.step(
-        state.x, loss_game.binned_action(state.pending, self.bins, self.dims,
-                                         jnp),
-        loss_game.binned_action(actions, self.bins, self.dims, jnp), jnp)
+    x, value = self.dynamics.step(state.x, self._move(state.pending),
+                                  self._move(actions), jnp)
     x = jnp.where(applied[:, None], x, state.x)
     value = jnp.where(applied, value, state.value)
     steps = state.steps + applied
@@ -106,7 +114,9 @@ class TurnBasedLossGame:
                         jnp.stack([value, -value], axis=1), 0.0)
     player = jnp.where(second | ~live, 0, 1)
     player = jnp.where(steps >= self.moves, batched.GAME_OVER, player)
-    pending = jnp.where(live & ~second, actions, state.pending)
+    first = live & ~second
+    pending = jnp.where(first.reshape((-1,) + (1,) * (actions.ndim - 1)),
+                        actions, state.pending)
     terminated = player == batched.GAME_OVER
     if self.auto_reset:
       fresh = self.init(jnp.zeros((actions.shape[0], 2), jnp.uint32))
@@ -121,6 +131,13 @@ class TurnBasedLossGame:
 
   def checked_step(self, state: TurnBasedState,
                    actions: Any) -> TurnBasedState:
+    if self.continuous:
+      actions = np.asarray(actions, np.float32)
+      if actions.shape != (len(state.terminated), self.dims):
+        raise ValueError(f"{self.name}: continuous actions must have shape "
+                         f"({len(state.terminated)}, {self.dims}), got "
+                         f"{actions.shape}")
+      return self.step(state, jnp.asarray(actions))
     batched.check_actions(self.name, np.asarray(state.legal_action_mask),
                           np.asarray(state.terminated), actions)
     return self.step(state, jnp.asarray(actions, jnp.int32))
@@ -139,65 +156,3 @@ class TurnBasedLossGame:
         player, observation,
         jnp.broadcast_to(~over[:, None], (batch, self.num_actions)),
         rewards, over, x, value, steps, pending)
-
-
-class ContinuousState(NamedTuple):
-  observation: jax.Array  # [B, tensor size] both players' (the same).
-  rewards: jax.Array  # [B, 2] of the last step.
-  terminated: jax.Array  # [B]
-  x: jax.Array
-  value: jax.Array
-  steps: jax.Array
-
-
-@dataclasses.dataclass(frozen=True)
-class ContinuousLossGame:
-  """Both players move at once, with continuous actions (module docstring).
-
-  `step(state, actions [B, 2, dims])`; with `auto_reset`, the step that ends
-  a game returns its rewards and `terminated` with a fresh game's state.
-  """
-  dims: int = 2
-  moves: int = 10
-  alpha: float = 2.7
-  max_move: float = 0.1
-  auto_reset: bool = False
-
-  def __post_init__(self):
-    # The pyspiel game checks the parameters, with its error messages.
-    pyspiel.load_game("loss_game", {"dims": self.dims, "bins": 2,
-                                    "moves": self.moves, "alpha": self.alpha,
-                                    "max_move": self.max_move})
-
-  @property
-  def dynamics(self) -> loss_game.Dynamics:
-    return loss_game.Dynamics(self.dims, self.alpha, self.max_move)
-
-  @property
-  def observation_shape(self) -> tuple[int]:
-    return (loss_game.tensor_size(self.dims, self.moves),)
-
-  def init(self, batch: int) -> ContinuousState:
-    return self._state(jnp.zeros((batch, self.dims)), jnp.zeros(batch),
-                       jnp.zeros(batch, jnp.int32), jnp.zeros((batch, 2)))
-
-  def step(self, state: ContinuousState,
-           actions: jax.Array) -> ContinuousState:
-    live = ~state.terminated
-    x, value = self.dynamics.step(state.x, actions[:, 0], actions[:, 1], jnp)
-    x = jnp.where(live[:, None], x, state.x)
-    value = jnp.where(live, value, state.value)
-    steps = state.steps + live
-    rewards = jnp.where(live[:, None], jnp.stack([value, -value], axis=1), 0.0)
-    if not self.auto_reset:
-      return self._state(x, value, steps, rewards)
-    over = steps >= self.moves
-    fresh = self.init(x.shape[0])
-    return self._state(jnp.where(over[:, None], fresh.x, x),
-                       jnp.where(over, fresh.value, value),
-                       jnp.where(over, fresh.steps, steps),
-                       rewards)._replace(terminated=over)
-
-  def _state(self, x, value, steps, rewards) -> ContinuousState:
-    return ContinuousState(_markov_tensor(steps, x, value, self.moves),
-                           rewards, steps >= self.moves, x, value, steps)

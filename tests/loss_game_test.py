@@ -84,38 +84,42 @@ def test_turn_based_engine_agrees_with_pyspiel(game_string, auto_reset):
         expected, actions)
 
 
-def test_continuous_engine_on_grid_actions_agrees_with_pyspiel():
-  game = pyspiel.load_game("loss_game(bins=10,moves=5)")
-  engine = batched_loss_game.ContinuousLossGame(dims=2, moves=5)
+def test_continuous_actions_on_the_grid_agree_with_pyspiel():
+  engine = batched_loss_game.TurnBasedLossGame("loss_game(bins=10,moves=5)",
+                                               continuous=True)
+  assert engine.num_actions == 2
+  reference = batched.PyspielVectorEnv(engine.game)
+  keys = jax.random.split(jax.random.PRNGKey(0), 4)
+  state, expected = engine.init(keys), reference.init(keys)
+  step = jax.jit(engine.step)
   rng = np.random.default_rng(2)
-  states = [game.new_initial_state() for _ in range(4)]
-  batch = engine.init(4)
-  observer = game.make_py_observer()
-  while not states[0].is_terminal():
-    joint = rng.integers(0, 100, (4, 2))
-    batch = engine.step(batch, loss_game.binned_action(joint, 10, 2))
-    for index, state in enumerate(states):
-      state.apply_actions(joint[index].tolist())
-      observer.set_from(state, 0)
-      np.testing.assert_allclose(batch.observation[index], observer.tensor,
-                                 atol=TOLERANCE)
-      np.testing.assert_allclose(batch.rewards[index], state.rewards(),
-                                 atol=TOLERANCE)
-  assert np.asarray(batch.terminated).all()
+  for _ in range(10):
+    actions = rng.integers(0, 100, 4)
+    state = step(state, jnp.asarray(loss_game.binned_action(actions, 10, 2),
+                                    jnp.float32))
+    expected = reference.step(expected, actions)
+    for field in ("current_player", "observation", "rewards", "terminated"):
+      np.testing.assert_allclose(np.asarray(getattr(state, field)),
+                                 getattr(expected, field), atol=TOLERANCE,
+                                 err_msg=field)
+  assert np.asarray(state.terminated).all()
+  assert not np.asarray(state.legal_action_mask).any()
 
 
 def test_continuous_engine_restarts_finished_games():
-  engine = batched_loss_game.ContinuousLossGame(dims=16, moves=2,
-                                                auto_reset=True)
-  state = engine.init(3)
-  actions = jnp.ones((3, 2, 16))
-  state = engine.step(state, actions)
-  assert not np.asarray(state.terminated).any()
-  state = engine.step(state, actions)
+  engine = batched_loss_game.TurnBasedLossGame(
+      "loss_game(dims=16,bins=2,moves=2)", auto_reset=True, continuous=True)
+  state = engine.init(jnp.zeros((3, 2), jnp.uint32))
+  ones = jnp.ones((3, 16))
+  for _ in range(3):
+    state = engine.step(state, ones)
+    assert not np.asarray(state.terminated).any()
+  state = engine.step(state, ones)
   assert np.asarray(state.terminated).all()
   expected = loss_game.Dynamics(16).loss(np.full(16, 0.4))
   np.testing.assert_allclose(state.rewards[:, 0], expected, atol=TOLERANCE)
   np.testing.assert_allclose(state.x, 0.0)  # A fresh game.
+  assert np.asarray(state.legal_action_mask).all()
 
 
 def test_checked_step_names_the_bad_action():
@@ -141,8 +145,11 @@ def test_bad_parameters_are_refused(game_string, message):
 
 
 def test_engines_refuse_bad_settings():
-  with pytest.raises(ValueError, match="dims must be one of"):
-    batched_loss_game.ContinuousLossGame(dims=3)
+  continuous = batched_loss_game.TurnBasedLossGame("loss_game(bins=2)",
+                                                   continuous=True)
+  with pytest.raises(ValueError, match="must have shape \\(2, 2\\)"):
+    continuous.checked_step(continuous.init(jnp.zeros((2, 2), jnp.uint32)),
+                            np.zeros((2, 3)))
   with pytest.raises(ValueError, match="TurnBasedLossGame plays loss_game"):
     batched_loss_game.TurnBasedLossGame("kuhn_poker")
   state = pyspiel.load_game("loss_game(bins=2)").new_initial_state()
