@@ -93,17 +93,22 @@ def default_capacity(size: int) -> int:
 
 
 class _Members:
-  """The population's policies evaluated on a batch of observations."""
+  """The population's policies evaluated on a batch of observations (a
+  member's `apply` gives logits, or with `continuous` its action)."""
 
   def __init__(self, apply: learner_lib.LogitsFn, variant: str,
-               va_threshold: float):
+               va_threshold: float, continuous: bool = False):
     check_variant(variant)
     if not 0 < va_threshold <= 1:
       raise ValueError(f"va_threshold must be in (0, 1], got "
                        f"va_threshold={va_threshold}")
+    if continuous and variant == "nxdo_va":
+      raise ValueError("nxdo_va masks discrete actions; a continuous-action "
+                       "game takes variant='nxdo'")
     self.apply = apply
     self.variant = variant
     self.va_threshold = va_threshold
+    self.continuous = continuous
 
   def probabilities(self, population, observation, mask):
     """[capacity, B, A] every member's action probabilities."""
@@ -130,6 +135,10 @@ class _Members:
     """[B] the original game's actions that meta-actions take."""
     if self.variant == "nxdo_va":
       return meta_actions
+    if self.continuous:
+      actions = jax.vmap(lambda p: self.apply(p, observation))(population)
+      return jnp.take_along_axis(actions, meta_actions[None, :, None],
+                                 axis=0)[0]
     probabilities = self.probabilities(population, observation, mask)
     chosen = jnp.take_along_axis(probabilities, meta_actions[None, :, None],
                                  axis=0)[0]
@@ -149,7 +158,8 @@ class RestrictedGame:
     """
     Args:
       env: a JAX engine of the original game (contract of games/batched.py).
-      apply: the members' logits function, (params, observation) -> logits.
+      apply: the members' logits function, (params, observation) -> logits
+        (-> actions on an engine with continuous actions).
       members: each member's parameters.
       variant: "nxdo" (meta-actions pick members) or "nxdo_va" (original
         actions, masked to those members play).
@@ -159,7 +169,8 @@ class RestrictedGame:
         action.
     """
     self.env = env
-    self.members = _Members(apply, variant, va_threshold)
+    self.members = _Members(apply, variant, va_threshold,
+                            getattr(env, "continuous", False))
     self.variant = variant
     self.size = len(members)
     self.capacity = capacity or default_capacity(self.size)
@@ -237,7 +248,8 @@ def _meta_act(members: _Members,
                                      meta_actions, act_key)
 
   return _META_ACTS.setdefault(
-      (members.apply, members.variant, members.va_threshold, meta_apply), act)
+      (members.apply, members.variant, members.va_threshold,
+       members.continuous, meta_apply), act)
 
 
 def _meta_table(members: _Members, meta_apply: learner_lib.LogitsFn,
@@ -245,6 +257,8 @@ def _meta_table(members: _Members, meta_apply: learner_lib.LogitsFn,
   """(tree, clones) -> [1, infosets, actions] the composed policy."""
 
   def members_table(tree, clones):
+    if members.continuous:
+      return opponents_lib.no_tree_table(tree, clones)
     meta_params, population, size = params
     tensors = jnp.asarray(policies.infoset_tensors(tree))
     legal = jnp.asarray(np.tile(tree.legal, clones))
@@ -520,6 +534,7 @@ def _seed(seed: int, iteration: int) -> int:
 # The NXDO loop.
 
 _ITERATION = "iteration"  # The subdirectory of the iteration in progress.
+EXACT = "exact"  # NXDO's default evaluator: exploitability on the tree.
 
 
 class Iteration(NamedTuple):
@@ -528,7 +543,7 @@ class Iteration(NamedTuple):
   population: int  # Members in the restricted game it solved.
   episodes: int  # Games played so far, by the oracle and the solver.
   wall_time: float  # Seconds so far (evaluations not counted).
-  exploitability: Optional[float]  # Of the meta-NE, exact; None if no tree.
+  exploitability: Optional[float]  # Of the meta-NE, by the evaluator.
   response_return: float  # The new best response's return against it.
 
 
@@ -544,7 +559,7 @@ class NXDO:
 
   def __init__(self, game: pyspiel.Game, env: Any, oracle: Any, solver: Any,
                variant: str = "nxdo", directory: Optional[str] = None,
-               max_nodes: int = 10**6):
+               evaluator: Any = EXACT):
     """
     Args:
       game: the original game.
@@ -553,17 +568,19 @@ class NXDO:
       solver: `ExactSolver` or `NFSPSolver`.
       variant: "nxdo" or "nxdo_va".
       directory: where to checkpoint (None: no checkpoints).
-      max_nodes: the largest tree exact exploitability is computed on.
+      evaluator: the meta-NE's exploitability each iteration: EXACT, from
+        the tree engine (ValueError if the game's tree has more than a
+        million nodes); a function of the meta-NE (an `Opponent`), such as
+        `best_response.approximate_exploitability` bound to its settings;
+        or None.
     """
     check_variant(variant)
     self.game, self.env, self.oracle, self.solver = game, env, oracle, solver
     self.variant = variant
     self.directory = directory
-    try:
-      self._exploitability = evaluation.OpponentExploitability(game,
-                                                               max_nodes)
-    except ValueError:
-      self._exploitability = None
+    self._exact = (evaluation.OpponentExploitability(game)
+                   if evaluator == EXACT else None)
+    self._evaluate = self._exact if evaluator == EXACT else evaluator
     self.members: list[Any] = []
     self.response_returns: list[float] = []
     self.log: list[Iteration] = []
@@ -590,7 +607,7 @@ class NXDO:
     started = time.perf_counter()
     iteration = len(self.log)
     if not self.members:
-      self._add(self.oracle.respond(opponents_lib.uniform(), -1,
+      self._add(self.oracle.respond(opponents_lib.uniform_for(self.env), -1,
                                     self._path("response_initial")))
     restricted = self.restricted_game()
     solution = self.solver.solve(restricted, iteration, self.response_returns,
@@ -605,7 +622,7 @@ class NXDO:
     self.log.append(Iteration(
         iteration, len(self.members), self._episodes + response.episodes,
         self._wall_time,
-        self._exploitability(meta_ne) if self._exploitability else None,
+        self._evaluate(meta_ne) if self._evaluate else None,
         response.mean_return))
     self._add(response)
     self._save()
@@ -627,12 +644,12 @@ class NXDO:
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """The last meta-NE as an OpenSpiel TabularPolicy (of Leduc poker for
     m-Clone Leduc)."""
-    if self._exploitability is None:
-      raise ValueError(f"{self.game}: its tree is too large for a tabular "
-                       "policy")
-    sweeps = self._exploitability.sweeps
+    if self._exact is None:
+      raise ValueError("a tabular policy needs the tree engine "
+                       "(evaluator=EXACT)")
+    sweeps = self._exact.sweeps
     return tree_policies.to_tabular(sweeps.tree, evaluation.opponent_policy(
-        sweeps, self._exploitability.clones, self.meta_ne()))
+        sweeps, self._exact.clones, self.meta_ne()))
 
   def _add(self, response: Response) -> None:
     self.members.append(response.params)

@@ -15,6 +15,7 @@ from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import batched_poker
 import pyspiel
 
@@ -210,3 +211,32 @@ def test_bad_settings_are_refused():
     nxdo.Schedule(growth=0.5)
   with pytest.raises(ValueError, match="max_steps must be > 0"):
     nxdo.LearnedOracle(env, dqn.Config(), max_steps=0)
+
+
+def test_continuous_members_play_their_actions():
+  env = batched_loss_game.TurnBasedLossGame("loss_game(bins=2,moves=3)",
+                                            auto_reset=True, continuous=True)
+  rng = np.random.default_rng(6)
+  members = [jnp.asarray(rng.normal(size=(env.observation_shape[0], 2)),
+                         jnp.float32) for _ in range(3)]
+  act = lambda params, observation: jnp.tanh(observation @ params)
+  restricted = nxdo.RestrictedGame(env, act, members)
+  keys = jax.random.split(jax.random.PRNGKey(0), 8)
+  state, expected = restricted.init(keys), env.init(keys)
+  rows = np.arange(8)
+  for _ in range(12):
+    meta_actions = rng.integers(0, 3, 8)
+    observation = expected.observation[rows, expected.current_player]
+    actions = jnp.stack([act(members[k], observation[i][None])[0]
+                         for i, k in enumerate(meta_actions)])
+    state = restricted.step(state, jnp.asarray(meta_actions))
+    expected = env.step(expected, actions)
+    np.testing.assert_allclose(state.observation, expected.observation,
+                               atol=1e-4)
+    np.testing.assert_allclose(state.rewards, expected.rewards, atol=1e-4)
+  with pytest.raises(ValueError, match="nxdo_va masks discrete actions"):
+    nxdo.RestrictedGame(env, act, members, variant="nxdo_va")
+  meta_ne = nxdo.meta_policy(restricted, lambda p, x: jnp.zeros(
+      (x.shape[0], restricted.num_actions)), None)
+  with pytest.raises(ValueError, match="no policy array"):
+    meta_ne.members_table(None, 1)

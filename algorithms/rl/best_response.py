@@ -24,6 +24,7 @@ import hashlib
 from typing import Any, Callable, NamedTuple, Optional, Union
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.algorithms.rl import dqn
@@ -165,3 +166,58 @@ def _fingerprint(opponent: opponents_lib.Opponent) -> str:
   for leaf in jax.tree.leaves((opponent.params, opponent.weights)):
     digest.update(np.asarray(leaf).tobytes())
   return digest.hexdigest()[:16]
+
+
+def approximate_exploitability(
+    env: Any, opponent: opponents_lib.Opponent, config: AnyConfig, *,
+    check_steps: int = 500, max_steps: int = 10_000, min_gain: float = 0.01,
+    num_envs: int = 64, eval_steps: int = 1_000, seed: int = 0,
+    checkpoint_path: Optional[str] = None) -> float:
+  """The exploitability of `opponent` (a policy of the whole game, played
+  in both seats) as the thesis measured it where no tree fits: a fresh best
+  response (the learner `config` names, one network for both seats) trains
+  against it until its mean return rises by less than `min_gain` between
+  checks (or for `max_steps`); then the response, exploring no more, plays
+  `eval_steps` batched steps against it, and its mean return per game,
+  averaged over the seats, estimates NashConv / 2 (from below, as the
+  response is approximate)."""
+  policy, _ = train_best_response(
+      env, opponent, config, steps=max_steps, num_envs=num_envs,
+      eval_every=check_steps, seed=seed, checkpoint_path=checkpoint_path,
+      stop=plateaued(min_gain))
+  player = (opponents_lib.deterministic(policy.apply, policy.params)
+            if getattr(env, "continuous", False) else policy.as_opponent())
+  return mean_return(env, player, opponent, steps=eval_steps,
+                     num_envs=num_envs, seed=seed)
+
+
+def mean_return(env: Any, player: opponents_lib.Opponent,
+                opponent: opponents_lib.Opponent, *, steps: int,
+                num_envs: int = 64, seed: int = 0) -> float:
+  """`player`'s mean return per game against `opponent` over `steps`
+  batched steps of `num_envs` games (seats alternating over the batch), on
+  a JAX engine made with `auto_reset=True`."""
+  versus = versus_lib.VersusEnv(env, opponent)
+
+  def one_step(carry, _):
+    state, key = carry
+    key, act_key = jax.random.split(key)
+    observation = versus.observation(state)
+    actions = player.act(player.params, observation, versus.legal_mask(state),
+                         jnp.zeros(num_envs, jnp.int32), act_key)
+    state, reward, done = versus.play(state, actions, opponent.params,
+                                      opponent.weights)
+    return (state, key), (reward.sum(), done.sum())
+
+  @jax.jit
+  def play(key):
+    state = versus.init(key, num_envs)
+    _, (rewards, games) = jax.lax.scan(one_step, (state, key), None,
+                                       length=steps)
+    return rewards.sum(), games.sum()
+
+  total, games = play(jax.random.PRNGKey(seed))
+  if int(games) == 0:
+    raise ValueError(f"no game ended in {steps} batched steps; give more "
+                     "steps")
+  return float(total) / int(games)

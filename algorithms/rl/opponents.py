@@ -22,6 +22,12 @@ Kinds:
   `from_openspiel(policy, tree)`: any OpenSpiel `Policy` of a tree-walkable
     game, tabulated once.
   `from_spec(spec, game)`: one of these named on a command line.
+
+For engines with continuous actions (`continuous=True`; their `mask` is only
+[B, dims] of liveness): `uniform_continuous()`, uniform in [−1, 1]^dims, and
+`deterministic(apply_fn, params, weights)`, networks whose output is the
+action (PPO's played continuous policy), mixed like `network`'s. They have
+no tree, so their `members_table` refuses.
 """
 
 import os
@@ -118,6 +124,47 @@ def network(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
 
   return Opponent(_memoized(("network", apply_fn), act), stacked, weights,
                   members_table)
+
+
+def no_tree_table(tree: game_tree_lib.GameTree, clones: int) -> np.ndarray:
+  """The `members_table` of policies without one (continuous actions)."""
+  del tree, clones
+  raise ValueError("a continuous-action policy has no policy array on a "
+                   "game tree")
+
+
+def _uniform_continuous_act(params, observation, mask, member, key):
+  del params, observation, member
+  return jax.random.uniform(key, mask.shape, minval=-1.0, maxval=1.0)
+
+
+def uniform_continuous() -> Opponent:
+  """Uniformly random continuous actions in [−1, 1]^dims."""
+  return Opponent(_uniform_continuous_act, (), jnp.ones(1), no_tree_table)
+
+
+def uniform_for(env: Any) -> Opponent:
+  """Uniform play on `env`, continuous or not."""
+  return uniform_continuous() if getattr(env, "continuous", False) else (
+      uniform())
+
+
+def deterministic(apply_fn: Callable[[Any, jax.Array], jax.Array],
+                  params: Any,
+                  weights: Optional[Sequence[float]] = None) -> Opponent:
+  """A network whose output is its continuous action; with `weights`, a
+  mixture of such networks (parameters stacked on a leading axis)."""
+  stacked = params if weights is not None else jax.tree.map(
+      lambda x: x[None], params)
+  weights = _check_weights(weights, 1 if weights is None else len(weights))
+
+  def act(params, observation, mask, member, key):
+    del mask, key
+    actions = jax.vmap(lambda p: apply_fn(p, observation))(params)
+    return jnp.take_along_axis(actions, member[None, :, None], axis=0)[0]
+
+  return Opponent(_memoized(("deterministic", apply_fn), act), stacked,
+                  weights, no_tree_table)
 
 
 _ACT_FNS: dict[Any, ActFn] = {}
