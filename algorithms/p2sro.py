@@ -114,6 +114,7 @@ class Round(NamedTuple):
   fixed: int  # Policies in the population.
   added: int  # Policies that joined it this round.
   env_steps: int  # Batched steps of every learner so far, times num_envs.
+  episodes: int  # Games the learners finished so far.
   # Seconds of rounds so far (resumed runs included; measuring the
   # exploitability not included), and of those, waiting for the tasks.
   wall_time: float
@@ -141,6 +142,7 @@ class Trained(NamedTuple):
   checkpoint: str
   params: Any  # The learner's policy parameters after the task.
   mean_return: float  # In the games that ended during the task.
+  episodes: int  # How many games ended during the task.
 
 
 def default_config(oracle: str) -> best_response.AnyConfig:
@@ -210,8 +212,9 @@ def train_chunk(task: Task) -> Trained:
                                        np.asarray(task.weights, np.float32),
                                        task.steps)
   checkpoints.save(task.save_to, carry, trainer.record)
+  episodes = int(metrics.episodes)
   return Trained(task.save_to, trainer.params(carry),
-                 float(metrics.return_sum) / max(int(metrics.episodes), 1))
+                 float(metrics.return_sum) / max(episodes, 1), episodes)
 
 
 @dataclasses.dataclass
@@ -257,6 +260,7 @@ class Pipeline:
     self._wall_time = 0.0
     self._task_time = 0.0
     self._env_steps = 0
+    self._episodes = 0
     self._next_seed = settings.seed * 1_000_003  # Learners' seeds count up.
     if os.path.exists(self._state_path):
       self._restore()
@@ -398,10 +402,12 @@ class Pipeline:
                      self.settings.plateau_gain)
     self._env_steps += (len(training) * self.settings.chunk_steps *
                         self.settings.num_envs)
+    self._episodes += sum(trained.episodes for trained in results)
     added = self._fix_plateaued()
     self._wall_time += time.perf_counter() - started
     self.log.append(Round(
         len(self.log) + 1, len(self.population), added, self._env_steps,
+        self._episodes,
         self._wall_time, self._task_time,
         tuple(r.mean_return for r in results), self.exploitability()))
     self._save()
@@ -450,7 +456,7 @@ class Pipeline:
     longer names."""
     state = {"record": self._record, "log": self.log,
              "wall_time": self._wall_time, "task_time": self._task_time,
-             "env_steps": self._env_steps,
+             "env_steps": self._env_steps, "episodes": self._episodes,
              "active": self.active, "next_seed": self._next_seed,
              "population": self.population.state()}
     os.makedirs(self.directory, exist_ok=True)
@@ -477,6 +483,7 @@ class Pipeline:
                        "directory or the same settings")
     self.log, self.active = state["log"], state["active"]
     self._wall_time, self._env_steps = state["wall_time"], state["env_steps"]
+    self._episodes = state["episodes"]
     self._task_time = state["task_time"]
     self._next_seed = state["next_seed"]
     self.population.restore(state["population"])

@@ -1,0 +1,223 @@
+"""The NXDO thesis's neural experiments on poker: NXDO, NXDO-VA, PSRO and
+NFSP, exact exploitability against episodes.
+
+For each game of --games (default 20-Clone Leduc; Kuhn and Leduc too), runs
+every method of --methods for --seeds seeds, each until --minutes of
+training (evaluations not counted):
+
+- NXDO and NXDO-VA (`algorithms/nxdo.py`): DDQN best responses stopped at a
+  plateau, NFSP solving the restricted game on the reference's 20-Clone
+  Leduc schedule (`nxdo.Schedule()`), as `examples/nxdo.py` runs them;
+- PSRO (`algorithms/p2sro.py`, method "psro"): one DDQN learner at a time,
+  fixed at its plateau, fictitious play as the meta-solver;
+- NFSP (`algorithms/rl/nfsp.py`) on the whole game.
+
+Episodes are the games every learner of a method played (best responses
+and NFSP alike). Prints per game the exploitability of each method at the
+episodes all its runs reached (mean ± standard error over seeds), at the
+end, and the minutes per run; writes nxdo_<game>.png (exploitability
+against episodes and against wall time, one line per run) and
+nxdo_<game>.json. Runs checkpoint under --output_dir/runs/<game>/: the same
+command resumes them, and a finished run leaves its log as
+<method>_seed<k>.json, read back instead of running it again.
+
+  python benchmarks/nxdo_thesis.py --output_dir=/tmp/nxdo_thesis
+  python benchmarks/nxdo_thesis.py --games=kuhn_poker,leduc_poker --minutes=10
+"""
+
+import json
+import os
+import re
+from typing import Sequence
+
+from absl import app
+from absl import flags
+import matplotlib
+import numpy as np
+
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms import nxdo
+from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.games import batched_poker
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import executors
+import pyspiel
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
+_GAMES = flags.DEFINE_list("games", ["xdo_clone_leduc(clones=20)"],
+                           "Poker games with a JAX engine.")
+_METHODS = flags.DEFINE_list("methods", list(METHODS), "Of " +
+                             ", ".join(METHODS) + ".")
+_SEEDS = flags.DEFINE_integer("seeds", 3, "Seeds per method.", lower_bound=1)
+_MINUTES = flags.DEFINE_float("minutes", 30.0,
+                              "Training minutes per run.")
+_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
+_NFSP_EVAL_EVERY = flags.DEFINE_integer(
+    "nfsp_eval_every", 10_000, "NFSP's batched steps between evaluations.")
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
+                                  "Where the PNGs, JSONs and runs go.")
+
+
+def _record(episodes: int, wall_time: float, exploitability: float) -> dict:
+  return {"episodes": int(episodes), "wall_time": float(wall_time),
+          "exploitability": float(exploitability)}
+
+
+def _seconds() -> float:
+  return 60 * _MINUTES.value
+
+
+def _nxdo_run(game: pyspiel.Game, variant: str, seed: int,
+              directory: str) -> list[dict]:
+  env = batched_poker.for_game(game, auto_reset=True)
+  num_envs = _NUM_ENVS.value
+  run = nxdo.NXDO(
+      game, env, nxdo.LearnedOracle(
+          env, p2sro.default_config("ddqn"), check_steps=625,
+          max_steps=3_125, num_envs=num_envs, seed=seed),
+      nxdo.NFSPSolver(nfsp.Config(), nxdo.Schedule(min_steps=3_500),
+                      num_envs=num_envs, seed=seed), variant, directory)
+  while not run.log or run.log[-1].wall_time < _seconds():
+    entry = run.step()
+    print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
+          f"{entry.episodes:,d} episodes, {entry.wall_time:.0f} s, "
+          f"exploitability {entry.exploitability:.3f}", flush=True)
+  return [_record(e.episodes, e.wall_time, e.exploitability)
+          for e in run.log]
+
+
+def _psro_run(game: pyspiel.Game, seed: int, directory: str) -> list[dict]:
+  settings = p2sro.Settings(method="psro", learners=1, seed=seed,
+                            num_envs=_NUM_ENVS.value)
+  with p2sro.Pipeline(game, p2sro.default_config("ddqn"), settings,
+                      directory,
+                      lambda: executors.make_executor("process", 1)) as run:
+    while not run.log or run.log[-1].wall_time < _seconds():
+      entry = run.step()
+      if entry.added:
+        print(f"  psro seed {seed}: round {entry.round}, {entry.fixed} "
+              f"policies, {entry.episodes:,d} episodes, "
+              f"{entry.wall_time:.0f} s, exploitability "
+              f"{entry.exploitability:.3f}", flush=True)
+    return [_record(e.episodes, e.wall_time, e.exploitability)
+            for e in run.log]
+
+
+def _nfsp_run(game: pyspiel.Game, seed: int, directory: str) -> list[dict]:
+  env = batched_poker.for_game(game, auto_reset=True)
+  _, log = nfsp.train_nfsp(
+      env, nfsp.Config(), steps=10**9, num_envs=_NUM_ENVS.value,
+      eval_every=_NFSP_EVAL_EVERY.value, seed=seed,
+      checkpoint_path=os.path.join(directory, "nfsp.ckpt"),
+      on_entry=lambda e: print(
+          f"  nfsp seed {seed}: {e.episodes:,d} episodes, "
+          f"{e.wall_time:.0f} s, exploitability {e.exploitability:.3f}",
+          flush=True),
+      stop=lambda log: log[-1].wall_time >= _seconds())
+  return [_record(e.episodes, e.wall_time, e.exploitability) for e in log]
+
+
+def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
+  """One run's log, from its JSON if it finished, else run (resumed)."""
+  directory = os.path.join(_OUTPUT_DIR.value, "runs", _slug(str(game)),
+                           f"{method}_seed{seed}")
+  if os.path.exists(directory + ".json"):
+    with open(directory + ".json", encoding="utf-8") as f:
+      return json.load(f)
+  print(f"{game}: {method}, seed {seed}", flush=True)
+  if method == "psro":
+    log = _psro_run(game, seed, directory)
+  elif method == "nfsp":
+    log = _nfsp_run(game, seed, directory)
+  else:
+    log = _nxdo_run(game, method, seed, directory)
+  with open(directory + ".json", "w", encoding="utf-8") as f:
+    json.dump(log, f)
+  return log
+
+
+def _slug(text: str) -> str:
+  return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+
+
+def _at(log: list[dict], episodes: int) -> float:
+  """The exploitability of the last evaluation at or before `episodes`."""
+  reached = [e["exploitability"] for e in log if e["episodes"] <= episodes]
+  return reached[-1] if reached else float("nan")
+
+
+def _stderr(values: np.ndarray) -> float:
+  return float(values.std(ddof=1) / np.sqrt(len(values))) if len(
+      values) > 1 else 0.0
+
+
+def report(game: str, results: dict[str, list[list[dict]]]) -> None:
+  common = min(log[-1]["episodes"] for logs in results.values()
+               for log in logs)
+  print(f"\n{game}: exact exploitability, {_SEEDS.value} seeds, "
+        f"{_MINUTES.value:g} training minutes per run")
+  print(f"{'method':8s} {'at ' + format(common, ',d') + ' episodes':>22s} "
+        f"{'at the end':>16s} {'episodes at the end':>20s} {'min/run':>8s}")
+  for method, logs in results.items():
+    equal = np.array([_at(log, common) for log in logs])
+    final = np.array([log[-1]["exploitability"] for log in logs])
+    episodes = np.mean([log[-1]["episodes"] for log in logs])
+    minutes = np.mean([log[-1]["wall_time"] for log in logs]) / 60
+    print(f"{method:8s} {equal.mean():13.3f} ± {_stderr(equal):5.3f} "
+          f"{final.mean():8.3f} ± {_stderr(final):5.3f} {episodes:20,.0f} "
+          f"{minutes:8.1f}")
+
+
+def plot(game: str, results: dict[str, list[list[dict]]], path: str) -> None:
+  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+  for color, (method, logs) in enumerate(results.items()):
+    for seed, log in enumerate(logs):
+      values = [e["exploitability"] for e in log]
+      for axis, (key, scale) in zip(axes, (("episodes", 1e6),
+                                           ("wall_time", 60))):
+        axis.plot([e[key] / scale for e in log], values, color=f"C{color}",
+                  alpha=0.8, label=method if seed == 0 else None)
+  for axis, label in zip(axes, ("episodes (millions)", "wall time (minutes)")):
+    axis.set_xlabel(label)
+    axis.set_ylabel("exploitability (exact)")
+    axis.set_yscale("log")
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend(fontsize=8)
+  fig.suptitle(f"{game}: NXDO, NXDO-VA, PSRO and NFSP, {_SEEDS.value} seeds")
+  fig.tight_layout()
+  fig.savefig(path, dpi=110)
+  plt.close(fig)
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  for method in _METHODS.value:
+    if method not in METHODS:
+      raise app.UsageError(f"--methods: unknown method {method!r}; the "
+                           f"methods are {', '.join(METHODS)}")
+  for game_string in _GAMES.value:
+    game = cli.load_game(game_string, "games")
+    with cli.user_input("games"):
+      batched_poker.for_game(game)
+    results = {method: [] for method in _METHODS.value}
+    for seed in range(_SEEDS.value):
+      for method in _METHODS.value:
+        results[method].append(_run(game, method, seed))
+    report(str(game), results)
+    name = f"nxdo_{_slug(str(game))}"
+    os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
+    with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
+              encoding="utf-8") as f:
+      json.dump(results, f)
+    path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
+    plot(str(game), results, path)
+    print(f"wrote {path} and {name}.json")
+
+
+if __name__ == "__main__":
+  cli.run(main)
