@@ -59,12 +59,13 @@ from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import population as population_lib
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus as versus_lib
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors
 import pyspiel
 
 METHODS = normal_form_psro.METHODS
+EXACT = "exact"  # The default evaluator: the tree engine.
 # Mixtures handed to a task are padded with weightless members to a multiple
 # of this, so that a growing population recompiles the training rarely.
 MEMBER_BLOCK = 8
@@ -120,7 +121,7 @@ class Round(NamedTuple):
   wall_time: float
   task_time: float
   mean_returns: tuple[float, ...]  # Of the learners trained this round.
-  exploitability: float  # Of the meta-Nash, exact.
+  exploitability: Optional[float]  # Of the meta-Nash, by the evaluator.
 
 
 class Task(NamedTuple):
@@ -157,13 +158,19 @@ def default_config(oracle: str) -> best_response.AnyConfig:
   return best_response.default_config(oracle, steps=0)
 
 
-def engine(game: pyspiel.Game) -> Any:
-  """The JAX engine learners of `game` train on (auto-reset).
+def engine(game: pyspiel.Game, config: Any = None) -> Any:
+  """The JAX engine learners of `game` train on (auto-reset; continuous
+  actions for a continuous PPO `config`).
 
   Raises:
     ValueError: no JAX engine plays `game`, so no learned oracle can.
   """
-  return batched_poker.for_game(game, auto_reset=True)
+  return engines.for_game(game, continuous=is_continuous(config))
+
+
+def is_continuous(config: Any) -> bool:
+  """Whether the learners `config` configures act continuously."""
+  return bool(getattr(config, "continuous", False))
 
 
 class _Trainer:
@@ -171,13 +178,15 @@ class _Trainer:
 
   def __init__(self, game: str, config: best_response.AnyConfig,
                num_envs: int):
-    env = engine(pyspiel.load_game(game))
+    self.env = engine(pyspiel.load_game(game), config)
     probe = best_response.make_learner(
-        config, versus_lib.VersusEnv(env, opponents.uniform()), num_envs)
+        config, versus_lib.VersusEnv(self.env, opponents.uniform()),
+        num_envs)
     first = probe.played(probe.init(jax.random.PRNGKey(0)))
     self.apply = first.apply
     self.versus = versus_lib.VersusEnv(
-        env, opponents.network(first.apply, first.params))
+        self.env, opponents.of_networks(first.apply, first.params,
+                                        continuous=is_continuous(config)))
     self.learner = best_response.make_learner(config, self.versus, num_envs)
     self.train_steps = learner_lib.make_train_steps(self.learner, self.versus)
     self.num_envs = num_envs
@@ -241,21 +250,31 @@ class Pipeline:
       found there with the same game and settings is resumed.
     make_executor: () -> an executor for the learners' tasks (a new one
       replaces an executor whose worker died).
+    evaluator: EXACT: payoffs and the meta-Nash's exploitability from the
+      tree engine (ValueError if the game's tree does not fit); otherwise
+      payoffs from sampled games and the exploitability from
+      `evaluator(meta-Nash opponent)` (say the approximate exploitability),
+      or none with None.
   """
 
   def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
                settings: Settings, directory: str,
-               make_executor: Callable[[], executors.Executor]):
-    engine(game)  # Refuses a game no learner can play, naming it.
+               make_executor: Callable[[], executors.Executor],
+               evaluator: Any = EXACT):
+    engine(game, config)  # Refuses a game no learner can play, naming it.
     self.game, self.config, self.settings = game, config, settings
     self.directory = directory
     self._make_executor = make_executor
     self._record = {"game": str(game), "learner": type(config).__module__,
                     **dataclasses.asdict(config),
                     **{f"run_{k}": v for k, v in
-                       dataclasses.asdict(settings).items()}}
+                       dataclasses.asdict(settings).items()},
+                    "exact_payoffs": evaluator == EXACT}
     self._trainer = _trainer(str(game), config, settings.num_envs)
-    self.population = population_lib.Population(game, self._trainer.apply)
+    self._evaluator = evaluator
+    self.population = population_lib.Population(
+        game, self._trainer.apply, self._trainer.env,
+        exact=evaluator == EXACT, seed=settings.seed)
     self.log: list[Round] = []
     self._wall_time = 0.0
     self._task_time = 0.0
@@ -440,9 +459,13 @@ class Pipeline:
              if self.settings.method == "dch" else [])
     return self.settings.solve(self.population.payoffs_with(extra)), extra
 
-  def exploitability(self) -> float:
-    """The exact exploitability of the meta-Nash."""
-    return self.population.exploitability(*self._meta_nash())
+  def exploitability(self) -> Optional[float]:
+    """The meta-Nash's exploitability: exact, or the evaluator's."""
+    if self._evaluator == EXACT:
+      return self.population.exploitability(*self._meta_nash())
+    if self._evaluator is None:
+      return None
+    return self._evaluator(self.population.opponent(*self._meta_nash()))
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """The meta-Nash as an OpenSpiel TabularPolicy (of Leduc poker for

@@ -167,6 +167,13 @@ def deterministic(apply_fn: Callable[[Any, jax.Array], jax.Array],
                   weights, no_tree_table)
 
 
+def of_networks(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
+                weights: Optional[Sequence[float]] = None,
+                continuous: bool = False) -> Opponent:
+  """`network` (logits) or, with `continuous`, `deterministic` (actions)."""
+  return (deterministic if continuous else network)(apply_fn, params, weights)
+
+
 _ACT_FNS: dict[Any, ActFn] = {}
 
 

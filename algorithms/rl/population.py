@@ -21,7 +21,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from open_spiel.python import policy as policy_lib
-from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents
@@ -54,6 +53,7 @@ class Population:
     self.apply = apply
     self.env = env
     self.games_per_entry = games_per_entry
+    self._continuous = bool(getattr(env, "continuous", False))
     self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
                        if exact else None)
     self._key = jax.random.PRNGKey(seed)
@@ -98,11 +98,15 @@ class Population:
       trial.add(params)
     return trial.payoffs
 
-  def opponent(self, weights: np.ndarray) -> opponents.Opponent:
-    """The members mixed by `weights`, one drawn per game."""
-    stacked = jax.tree.map(lambda *x: jnp.stack(x), *self.members)
-    return opponents.network(self.apply, stacked,
-                             np.asarray(weights, np.float64).tolist())
+  def opponent(self, weights: np.ndarray,
+               extra: Sequence[Any] = ()) -> opponents.Opponent:
+    """The members (then `extra` parameters) mixed by `weights`, one drawn
+    per game."""
+    stacked = jax.tree.map(lambda *x: jnp.stack(x),
+                           *self.members, *extra)
+    return opponents.of_networks(self.apply, stacked,
+                                 np.asarray(weights, np.float64).tolist(),
+                                 self._continuous)
 
   def mixture_table(self, weights: np.ndarray,
                     extra: Sequence[Any] = ()) -> np.ndarray:
@@ -145,10 +149,12 @@ class Population:
 
   def _sampled_entry(self, i: int, j: int) -> float:
     """From `games_per_entry` games, member i in alternating seats against
-    member j, each sampling its softmax policy: the mean of the two seats'
-    mean returns."""
-    versus = versus_lib.VersusEnv(
-        self.env, opponents.network(self.apply, self.members[j]))
+    member j, each sampling its softmax policy (or playing its action): the
+    mean of the two seats' mean returns."""
+    player, opponent = (
+        opponents.of_networks(self.apply, self.members[k],
+                              continuous=self._continuous) for k in (i, j))
+    versus = versus_lib.VersusEnv(self.env, opponent)
     batch = min(self.games_per_entry, 1024)
     self._key, init_key, play_key = jax.random.split(self._key, 3)
     state = versus.init(init_key, batch)
@@ -156,9 +162,9 @@ class Population:
     totals, games = np.zeros(2), np.zeros(2)
     while games.sum() < self.games_per_entry:
       play_key, act_key = jax.random.split(play_key)
-      logits = self.apply(self.members[i], versus.observation(state))
-      actions = masking.masked_sample(act_key, logits,
-                                      versus.legal_mask(state))
+      actions = player.act(player.params, versus.observation(state),
+                           versus.legal_mask(state),
+                           jnp.zeros(batch, jnp.int32), act_key)
       state, reward, done = versus.step(state, actions)
       done = np.asarray(done)
       for s in (0, 1):

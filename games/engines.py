@@ -1,0 +1,26 @@
+"""The JAX engine of a game, for the learners: one lookup for every game
+that has one (`games/batched_poker.py`, `games/batched_loss_game.py`)."""
+
+from typing import Any
+
+from open_spiel_ext.games import batched_loss_game
+from open_spiel_ext.games import batched_poker
+import pyspiel
+
+_LOSS_GAMES = ("loss_game", "turn_based_simultaneous_game")
+
+
+def for_game(game: pyspiel.Game, auto_reset: bool = True,
+             continuous: bool = False) -> Any:
+  """The engine of `game` (poker: Kuhn, Leduc, m-Clone Leduc; the Loss Game,
+  turn-based, binned or with `continuous` actions).
+
+  Raises:
+    ValueError: no JAX engine plays `game`, or not with continuous actions.
+  """
+  if game.get_type().short_name in _LOSS_GAMES:
+    return batched_loss_game.TurnBasedLossGame(game, auto_reset, continuous)
+  if continuous:
+    raise ValueError(f"{game} has discrete actions; continuous actions are "
+                     "the Loss Game's")
+  return batched_poker.for_game(game, auto_reset)
