@@ -1,16 +1,26 @@
-"""The NXDO thesis's neural experiments on poker: NXDO, NXDO-VA, PSRO and
-NFSP, exact exploitability against episodes.
+"""The NXDO thesis's neural experiments: NXDO, NXDO-VA, PSRO and NFSP,
+exploitability against episodes, on poker and on the Loss Game.
 
-For each game of --games (default 20-Clone Leduc; Kuhn and Leduc too), runs
-every method of --methods for --seeds seeds, each until --minutes of
-training (evaluations not counted):
+For each game of --games, runs every method of --methods the game takes for
+--seeds seeds, each until --minutes of training (evaluations not counted):
 
-- NXDO and NXDO-VA (`algorithms/nxdo.py`): DDQN best responses stopped at a
-  plateau, NFSP solving the restricted game on the reference's 20-Clone
-  Leduc schedule (`nxdo.Schedule()`), as `examples/nxdo.py` runs them;
-- PSRO (`algorithms/p2sro.py`, method "psro"): one DDQN learner at a time,
-  fixed at its plateau, fictitious play as the meta-solver;
+- NXDO and NXDO-VA (`algorithms/nxdo.py`): best responses stopped at a
+  plateau and NFSP solving the restricted game, as `examples/nxdo.py` runs
+  them;
+- PSRO (`algorithms/p2sro.py`, method "psro"): one learner at a time, fixed
+  at its plateau, fictitious play as the meta-solver;
 - NFSP (`algorithms/rl/nfsp.py`) on the whole game.
+
+Poker (Kuhn, Leduc, m-Clone Leduc; default 20-Clone Leduc): DDQN best
+responses, NFSP on the reference's 20-Clone Leduc schedule, exact
+exploitability. The Loss Game (`loss_game(...)`, 2-D, or 16-D as
+`loss_game(dims=16,bins=2)`): continuous PPO best responses, NFSP on the
+restricted game for a budget growing by 1.5 after 5 warm-start iterations,
+NFSP on the whole game binned (`bins`, 10×10 by default; not in 16-D, whose
+grid is too large); no NXDO-VA (its mask is over discrete actions); and the
+approximate exploitability (`best_response.approximate_exploitability`, a
+continuous PPO best response) of every method's policy, NFSP's binned one
+included.
 
 Episodes are the games every learner of a method played (best responses
 and NFSP alike). Prints per game the exploitability of each method at the
@@ -23,12 +33,14 @@ command resumes them, and a finished run leaves its log as
 
   python benchmarks/nxdo_thesis.py --output_dir=/tmp/nxdo_thesis
   python benchmarks/nxdo_thesis.py --games=kuhn_poker,leduc_poker --minutes=10
+  python benchmarks/nxdo_thesis.py --games="loss_game,loss_game(dims=16,bins=2)"
 """
 
+import dataclasses
 import json
 import os
 import re
-from typing import Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -38,8 +50,11 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import nxdo
 from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.algorithms.rl import ppo
+from open_spiel_ext.games import batched_loss_game
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -48,8 +63,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
+# The Loss Game's continuous best responses (tanh-squashed Gaussian PPO).
+LOSS_GAME_PPO = ppo.Config(continuous=True, hidden_sizes=(64, 64),
+                           rollout_length=20, minibatches=4,
+                           entropy_coef=0.0, log_std_init=-0.5)
 _GAMES = flags.DEFINE_list("games", ["xdo_clone_leduc(clones=20)"],
-                           "Poker games with a JAX engine.")
+                           "Poker games or Loss Games.")
 _METHODS = flags.DEFINE_list("methods", list(METHODS), "Of " +
                              ", ".join(METHODS) + ".")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Seeds per method.", lower_bound=1)
@@ -71,16 +90,71 @@ def _seconds() -> float:
   return 60 * _MINUTES.value
 
 
-def _nxdo_run(game: pyspiel.Game, variant: str, seed: int,
+@dataclasses.dataclass(frozen=True)
+class Setup:
+  """How the methods learn and are measured on one game."""
+  env: Any  # The learners' JAX engine.
+  oracle_config: Any  # The best responses' learner.
+  check_steps: int  # Between a best response's plateau checks.
+  max_steps: int  # A best response's most batched steps.
+  schedule: nxdo.Schedule  # NFSP's, on NXDO's restricted games.
+  evaluator: Any  # nxdo.EXACT, or a function of an Opponent.
+  nfsp_env: Any  # NFSP's engine on the whole game.
+  # NFSP's average policy's exploitability (None: exact on the tree).
+  nfsp_exploitability: Optional[Callable[[Any], float]]
+
+
+def _memo_by_weights(evaluate: Callable[[Any], float]) -> Callable:
+  """`evaluate`, computed again only when the mixture's weights change (a
+  PSRO population that gained no member is measured once)."""
+  last = {}
+
+  def memoized(opponent):
+    weights = tuple(np.asarray(opponent.weights).round(6))
+    if last.get("weights") != weights:
+      last.update(weights=weights, value=evaluate(opponent))
+    return last["value"]
+
+  return memoized
+
+
+def _setup(game: pyspiel.Game) -> Setup:
+  num_envs = _NUM_ENVS.value
+  if game.get_type().short_name != "loss_game":
+    env = engines.for_game(game)
+    # About the reference's 20,000 and 100,000 episodes on Leduc, and
+    # 50,000 per restricted-game solve.
+    return Setup(env, p2sro.default_config("ddqn"), 625, 3_125,
+                 nxdo.Schedule(min_steps=3_500), nxdo.EXACT, env, None)
+  continuous = engines.for_game(game, continuous=True)
+  params = game.get_parameters()
+
+  def approximate(opponent):
+    return best_response.approximate_exploitability(
+        continuous, opponent, LOSS_GAME_PPO, check_steps=3_125,
+        max_steps=15_625, num_envs=num_envs, eval_steps=500)
+
+  def nfsp_exploitability(policy):
+    return approximate(batched_loss_game.binned_opponent(
+        policy.as_opponent(), params["bins"], params["dims"]))
+
+  # A game is 10 decisions of each seat: the reference's 20,000 and 100,000
+  # episodes per best response, 1e6 steps for the first solve (then ×1.5).
+  return Setup(continuous, LOSS_GAME_PPO, 3_125, 15_625,
+               nxdo.Schedule(kind="growing", warm_start_iterations=5,
+                             start_steps=15_625, growth=1.5),
+               approximate, engines.for_game(game), nfsp_exploitability)
+
+
+def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
               directory: str) -> list[dict]:
-  env = batched_poker.for_game(game, auto_reset=True)
   num_envs = _NUM_ENVS.value
   run = nxdo.NXDO(
-      game, env, nxdo.LearnedOracle(
-          env, p2sro.default_config("ddqn"), check_steps=625,
-          max_steps=3_125, num_envs=num_envs, seed=seed),
-      nxdo.NFSPSolver(nfsp.Config(), nxdo.Schedule(min_steps=3_500),
-                      num_envs=num_envs, seed=seed), variant, directory)
+      game, setup.env, nxdo.LearnedOracle(
+          setup.env, setup.oracle_config, check_steps=setup.check_steps,
+          max_steps=setup.max_steps, num_envs=num_envs, seed=seed),
+      nxdo.NFSPSolver(nfsp.Config(), setup.schedule, num_envs=num_envs,
+                      seed=seed), variant, directory, setup.evaluator)
   while not run.log or run.log[-1].wall_time < _seconds():
     entry = run.step()
     print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
@@ -90,12 +164,17 @@ def _nxdo_run(game: pyspiel.Game, variant: str, seed: int,
           for e in run.log]
 
 
-def _psro_run(game: pyspiel.Game, seed: int, directory: str) -> list[dict]:
+def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
+              directory: str) -> list[dict]:
   settings = p2sro.Settings(method="psro", learners=1, seed=seed,
-                            num_envs=_NUM_ENVS.value)
-  with p2sro.Pipeline(game, p2sro.default_config("ddqn"), settings,
-                      directory,
-                      lambda: executors.make_executor("process", 1)) as run:
+                            num_envs=_NUM_ENVS.value,
+                            chunk_steps=setup.check_steps // 5,
+                            min_steps=setup.check_steps)
+  evaluator = (setup.evaluator if setup.evaluator == nxdo.EXACT else
+               _memo_by_weights(setup.evaluator))
+  with p2sro.Pipeline(game, setup.oracle_config, settings, directory,
+                      lambda: executors.make_executor("process", 1),
+                      evaluator) as run:
     while not run.log or run.log[-1].wall_time < _seconds():
       entry = run.step()
       if entry.added:
@@ -107,11 +186,12 @@ def _psro_run(game: pyspiel.Game, seed: int, directory: str) -> list[dict]:
             for e in run.log]
 
 
-def _nfsp_run(game: pyspiel.Game, seed: int, directory: str) -> list[dict]:
-  env = batched_poker.for_game(game, auto_reset=True)
+def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
+              directory: str) -> list[dict]:
   _, log = nfsp.train_nfsp(
-      env, nfsp.Config(), steps=10**9, num_envs=_NUM_ENVS.value,
+      setup.nfsp_env, nfsp.Config(), steps=10**9, num_envs=_NUM_ENVS.value,
       eval_every=_NFSP_EVAL_EVERY.value, seed=seed,
+      exploitability=setup.nfsp_exploitability,
       checkpoint_path=os.path.join(directory, "nfsp.ckpt"),
       on_entry=lambda e: print(
           f"  nfsp seed {seed}: {e.episodes:,d} episodes, "
@@ -129,15 +209,30 @@ def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
     with open(directory + ".json", encoding="utf-8") as f:
       return json.load(f)
   print(f"{game}: {method}, seed {seed}", flush=True)
+  setup = _setup(game)
   if method == "psro":
-    log = _psro_run(game, seed, directory)
+    log = _psro_run(game, setup, seed, directory)
   elif method == "nfsp":
-    log = _nfsp_run(game, seed, directory)
+    log = _nfsp_run(game, setup, seed, directory)
   else:
-    log = _nxdo_run(game, method, seed, directory)
+    log = _nxdo_run(game, setup, method, seed, directory)
   with open(directory + ".json", "w", encoding="utf-8") as f:
     json.dump(log, f)
   return log
+
+
+def _methods(game: pyspiel.Game) -> list[str]:
+  """--methods, less those `game` does not take (NXDO-VA masks discrete
+  actions; NFSP plays the Loss Game binned, which in 16 dimensions has too
+  many actions)."""
+  methods = list(_METHODS.value)
+  if game.get_type().short_name == "loss_game":
+    skipped = ["nxdo_va"] + (["nfsp"] if game.num_distinct_actions() > 10_000
+                             else [])
+    for method in set(skipped) & set(methods):
+      print(f"{game}: no {method} (see the module docstring)")
+    methods = [m for m in methods if m not in skipped]
+  return methods
 
 
 def _slug(text: str) -> str:
@@ -155,10 +250,16 @@ def _stderr(values: np.ndarray) -> float:
       values) > 1 else 0.0
 
 
-def report(game: str, results: dict[str, list[list[dict]]]) -> None:
+def _measure(game: pyspiel.Game) -> str:
+  return ("approximate exploitability (a PPO best response)"
+          if game.get_type().short_name == "loss_game" else
+          "exact exploitability")
+
+
+def report(game: pyspiel.Game, results: dict[str, list[list[dict]]]) -> None:
   common = min(log[-1]["episodes"] for logs in results.values()
                for log in logs)
-  print(f"\n{game}: exact exploitability, {_SEEDS.value} seeds, "
+  print(f"\n{game}: {_measure(game)}, {_SEEDS.value} seeds, "
         f"{_MINUTES.value:g} training minutes per run")
   print(f"{'method':8s} {'at ' + format(common, ',d') + ' episodes':>22s} "
         f"{'at the end':>16s} {'episodes at the end':>20s} {'min/run':>8s}")
@@ -172,7 +273,8 @@ def report(game: str, results: dict[str, list[list[dict]]]) -> None:
           f"{minutes:8.1f}")
 
 
-def plot(game: str, results: dict[str, list[list[dict]]], path: str) -> None:
+def plot(game: pyspiel.Game, results: dict[str, list[list[dict]]],
+         path: str) -> None:
   fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
   for color, (method, logs) in enumerate(results.items()):
     for seed, log in enumerate(logs):
@@ -180,14 +282,15 @@ def plot(game: str, results: dict[str, list[list[dict]]], path: str) -> None:
       for axis, (key, scale) in zip(axes, (("episodes", 1e6),
                                            ("wall_time", 60))):
         axis.plot([e[key] / scale for e in log], values, color=f"C{color}",
-                  alpha=0.8, label=method if seed == 0 else None)
+                  marker=".", alpha=0.8,
+                  label=method if seed == 0 else None)
   for axis, label in zip(axes, ("episodes (millions)", "wall time (minutes)")):
     axis.set_xlabel(label)
-    axis.set_ylabel("exploitability (exact)")
+    axis.set_ylabel(_measure(game).replace(" (", "\n("))
     axis.set_yscale("log")
     axis.grid(True, which="both", alpha=0.3)
     axis.legend(fontsize=8)
-  fig.suptitle(f"{game}: NXDO, NXDO-VA, PSRO and NFSP, {_SEEDS.value} seeds")
+  fig.suptitle(f"{game}: {', '.join(results)}, {_SEEDS.value} seeds")
   fig.tight_layout()
   fig.savefig(path, dpi=110)
   plt.close(fig)
@@ -203,19 +306,20 @@ def main(argv: Sequence[str]) -> None:
   for game_string in _GAMES.value:
     game = cli.load_game(game_string, "games")
     with cli.user_input("games"):
-      batched_poker.for_game(game)
-    results = {method: [] for method in _METHODS.value}
+      engines.for_game(game)
+    methods = _methods(game)
+    results = {method: [] for method in methods}
     for seed in range(_SEEDS.value):
-      for method in _METHODS.value:
+      for method in methods:
         results[method].append(_run(game, method, seed))
-    report(str(game), results)
+    report(game, results)
     name = f"nxdo_{_slug(str(game))}"
     os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
     with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
               encoding="utf-8") as f:
       json.dump(results, f)
     path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
-    plot(str(game), results, path)
+    plot(game, results, path)
     print(f"wrote {path} and {name}.json")
 
 

@@ -156,3 +156,22 @@ class TurnBasedLossGame:
         player, observation,
         jnp.broadcast_to(~over[:, None], (batch, self.num_actions)),
         rewards, over, x, value, steps, pending)
+
+
+def binned_opponent(opponent: Any, bins: int, dims: int) -> Any:
+  """A policy of the binned game (an `Opponent` choosing bins) playing the
+  continuous game: its bins become their grid points, so that one
+  continuous best response measures it and continuous policies alike (the
+  two engines' observations are the same)."""
+  choose = opponent.act
+  grid = jnp.ones((1, bins**dims), bool)
+
+  def act(params, observation, mask, member, key):
+    del mask  # The continuous engine's; every bin is legal while live.
+    bins_chosen = choose(params, observation,
+                         jnp.broadcast_to(grid, (observation.shape[0],
+                                                 grid.shape[1])),
+                         member, key)
+    return loss_game.binned_action(bins_chosen, bins, dims, jnp)
+
+  return opponent._replace(act=act)
