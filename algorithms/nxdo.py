@@ -47,6 +47,7 @@ from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 from open_spiel_ext.algorithms.tree import policies as tree_policies
 from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 from open_spiel_ext.games import batched
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import padding
 import pyspiel
@@ -69,10 +70,15 @@ class RestrictedState(NamedTuple):
   key: jax.Array  # Samples the members' actions.
 
 
-def check_variant(variant: str) -> None:
+def check_variant(variant: str, continuous: bool = False) -> None:
+  """Raises ValueError for an unknown variant, or NXDO-VA on continuous
+  actions (its mask is over discrete ones)."""
   if variant not in VARIANTS:
     raise ValueError(f"variant must be one of {VARIANTS}, got "
                      f"variant={variant!r}")
+  if continuous and variant == "nxdo_va":
+    raise ValueError("nxdo_va masks discrete actions; a continuous-action "
+                     "game takes variant='nxdo'")
 
 
 def stack_members(members: list[Any], capacity: int) -> Any:
@@ -98,13 +104,10 @@ class _Members:
 
   def __init__(self, apply: learner_lib.LogitsFn, variant: str,
                va_threshold: float, continuous: bool = False):
-    check_variant(variant)
+    check_variant(variant, continuous)
     if not 0 < va_threshold <= 1:
       raise ValueError(f"va_threshold must be in (0, 1], got "
                        f"va_threshold={va_threshold}")
-    if continuous and variant == "nxdo_va":
-      raise ValueError("nxdo_va masks discrete actions; a continuous-action "
-                       "game takes variant='nxdo'")
     self.apply = apply
     self.variant = variant
     self.va_threshold = va_threshold
@@ -574,7 +577,7 @@ class NXDO:
         `best_response.approximate_exploitability` bound to its settings;
         or None.
     """
-    check_variant(variant)
+    check_variant(variant, getattr(env, "continuous", False))
     self.game, self.env, self.oracle, self.solver = game, env, oracle, solver
     self.variant = variant
     self.directory = directory
@@ -678,3 +681,55 @@ class NXDO:
     restricted = self.restricted_game(self.log[-1].population)
     self._solution = Solution(saved.tree["meta_params"],
                               self.solver.meta_apply(restricted), 0)
+
+
+# The reference's settings per game.
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+  """NXDO's settings on one game, as the reference ran it (and the rivals
+  measured beside it learn with the same oracle)."""
+  env: Any  # The learners' JAX engine (auto-reset).
+  oracle_config: best_response.AnyConfig
+  check_steps: int  # Between a best response's plateau checks.
+  max_steps: int  # A best response's most batched steps.
+  schedule: Schedule  # NFSP's on the restricted games.
+  evaluator: Any  # EXACT, or a function of the meta-NE (an Opponent).
+
+  def oracle(self, num_envs: int = 64, seed: int = 0) -> LearnedOracle:
+    return LearnedOracle(self.env, self.oracle_config, self.check_steps,
+                         self.max_steps, num_envs=num_envs, seed=seed)
+
+  def solver(self, num_envs: int = 64, seed: int = 0) -> NFSPSolver:
+    return NFSPSolver(nfsp.Config(), self.schedule, num_envs, seed)
+
+
+def recipe(game: pyspiel.Game, num_envs: int = 64) -> Recipe:
+  """The reference's settings for `game`.
+
+  Poker (Kuhn, Leduc, m-Clone Leduc): DDQN best responses checked every 625
+  batched steps of 64 games and stopped by 3,125 (about the reference's
+  20,000 and 100,000 episodes), NFSP on the 20-Clone Leduc schedule (7
+  warm-start iterations, the threshold from 1.0 down to 0.05, at least 3,500
+  steps, about 50,000 episodes), exact exploitability. The Loss Game:
+  continuous PPO best responses (every 3,125 steps, at most 15,625: a game
+  is 10 decisions a seat), NFSP for 15,625 steps (the reference's 1e6)
+  growing by 1.5 after 5 warm-start iterations, and the approximate
+  exploitability from a PPO best response of the same budget.
+
+  Raises:
+    ValueError: no JAX engine plays `game`.
+  """
+  if game.get_type().short_name != "loss_game":
+    return Recipe(engines.for_game(game),
+                  best_response.oracle_config("ddqn"), 625, 3_125,
+                  Schedule(min_steps=3_500), EXACT)
+  env = engines.for_game(game, continuous=True)
+  config = best_response.oracle_config("continuous_ppo")
+  evaluator = functools.partial(
+      best_response.approximate_exploitability, env, config=config,
+      check_steps=3_125, max_steps=15_625, num_envs=num_envs, eval_steps=500)
+  return Recipe(env, config, 3_125, 15_625,
+                Schedule(kind="growing", warm_start_iterations=5,
+                         start_steps=15_625, growth=1.5), evaluator)

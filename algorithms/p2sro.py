@@ -53,11 +53,9 @@ from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import normal_form_psro
 from open_spiel_ext.algorithms.rl import best_response
-from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import population as population_lib
-from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus as versus_lib
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import checkpoints
@@ -146,16 +144,8 @@ class Trained(NamedTuple):
   episodes: int  # How many games ended during the task.
 
 
-def default_config(oracle: str) -> best_response.AnyConfig:
-  """The learner settings of `oracle` (one of best_response.ALGORITHMS) for
-  P2SRO-style runs: short-lived best responses, so exploration ends and the
-  target network turns over within a policy's first `min_steps`."""
-  if oracle == "ddqn":
-    return dqn.Config(buffer_capacity=50_000, learning_starts=1_000,
-                      epsilon_decay_steps=1_000, target_update_every=250)
-  if oracle == "sac":
-    return sac.Config(buffer_capacity=50_000, learning_starts=1_000)
-  return best_response.default_config(oracle, steps=0)
+# The learner settings of an oracle for P2SRO-style runs.
+default_config = best_response.oracle_config
 
 
 def engine(game: pyspiel.Game, config: Any = None) -> Any:

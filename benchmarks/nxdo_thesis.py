@@ -36,11 +36,10 @@ command resumes them, and a finished run leaves its log as
   python benchmarks/nxdo_thesis.py --games="loss_game,loss_game(dims=16,bins=2)"
 """
 
-import dataclasses
 import json
 import os
 import re
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -50,9 +49,7 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import nxdo
 from open_spiel_ext.algorithms import p2sro
-from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
-from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
@@ -63,10 +60,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
-# The Loss Game's continuous best responses (tanh-squashed Gaussian PPO).
-LOSS_GAME_PPO = ppo.Config(continuous=True, hidden_sizes=(64, 64),
-                           rollout_length=20, minibatches=4,
-                           entropy_coef=0.0, log_std_init=-0.5)
 _GAMES = flags.DEFINE_list("games", ["xdo_clone_leduc(clones=20)"],
                            "Poker games or Loss Games.")
 _METHODS = flags.DEFINE_list("methods", list(METHODS), "Of " +
@@ -90,16 +83,10 @@ def _seconds() -> float:
   return 60 * _MINUTES.value
 
 
-@dataclasses.dataclass(frozen=True)
-class Setup:
+class Setup(NamedTuple):
   """How the methods learn and are measured on one game."""
-  env: Any  # The learners' JAX engine.
-  oracle_config: Any  # The best responses' learner.
-  check_steps: int  # Between a best response's plateau checks.
-  max_steps: int  # A best response's most batched steps.
-  schedule: nxdo.Schedule  # NFSP's, on NXDO's restricted games.
-  evaluator: Any  # nxdo.EXACT, or a function of an Opponent.
-  nfsp_env: Any  # NFSP's engine on the whole game.
+  recipe: nxdo.Recipe  # NXDO's settings; PSRO learns with the same oracle.
+  nfsp_env: Any  # NFSP's engine (the Loss Game binned).
   # NFSP's average policy's exploitability (None: exact on the tree).
   nfsp_exploitability: Optional[Callable[[Any], float]]
 
@@ -119,42 +106,22 @@ def _memo_by_weights(evaluate: Callable[[Any], float]) -> Callable:
 
 
 def _setup(game: pyspiel.Game) -> Setup:
-  num_envs = _NUM_ENVS.value
+  recipe = nxdo.recipe(game, _NUM_ENVS.value)
   if game.get_type().short_name != "loss_game":
-    env = engines.for_game(game)
-    # About the reference's 20,000 and 100,000 episodes on Leduc, and
-    # 50,000 per restricted-game solve.
-    return Setup(env, p2sro.default_config("ddqn"), 625, 3_125,
-                 nxdo.Schedule(min_steps=3_500), nxdo.EXACT, env, None)
-  continuous = engines.for_game(game, continuous=True)
+    return Setup(recipe, recipe.env, None)
   params = game.get_parameters()
-
-  def approximate(opponent):
-    return best_response.approximate_exploitability(
-        continuous, opponent, LOSS_GAME_PPO, check_steps=3_125,
-        max_steps=15_625, num_envs=num_envs, eval_steps=500)
-
-  def nfsp_exploitability(policy):
-    return approximate(batched_loss_game.binned_opponent(
-        policy.as_opponent(), params["bins"], params["dims"]))
-
-  # A game is 10 decisions of each seat: the reference's 20,000 and 100,000
-  # episodes per best response, 1e6 steps for the first solve (then ×1.5).
-  return Setup(continuous, LOSS_GAME_PPO, 3_125, 15_625,
-               nxdo.Schedule(kind="growing", warm_start_iterations=5,
-                             start_steps=15_625, growth=1.5),
-               approximate, engines.for_game(game), nfsp_exploitability)
+  return Setup(recipe, engines.for_game(game),
+               lambda policy: recipe.evaluator(
+                   batched_loss_game.binned_opponent(
+                       policy.as_opponent(), params["bins"], params["dims"])))
 
 
 def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
               directory: str) -> list[dict]:
-  num_envs = _NUM_ENVS.value
-  run = nxdo.NXDO(
-      game, setup.env, nxdo.LearnedOracle(
-          setup.env, setup.oracle_config, check_steps=setup.check_steps,
-          max_steps=setup.max_steps, num_envs=num_envs, seed=seed),
-      nxdo.NFSPSolver(nfsp.Config(), setup.schedule, num_envs=num_envs,
-                      seed=seed), variant, directory, setup.evaluator)
+  recipe, num_envs = setup.recipe, _NUM_ENVS.value
+  run = nxdo.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
+                  recipe.solver(num_envs, seed), variant, directory,
+                  recipe.evaluator)
   while not run.log or run.log[-1].wall_time < _seconds():
     entry = run.step()
     print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
@@ -166,13 +133,14 @@ def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
 
 def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
               directory: str) -> list[dict]:
+  recipe = setup.recipe
   settings = p2sro.Settings(method="psro", learners=1, seed=seed,
                             num_envs=_NUM_ENVS.value,
-                            chunk_steps=setup.check_steps // 5,
-                            min_steps=setup.check_steps)
-  evaluator = (setup.evaluator if setup.evaluator == nxdo.EXACT else
-               _memo_by_weights(setup.evaluator))
-  with p2sro.Pipeline(game, setup.oracle_config, settings, directory,
+                            chunk_steps=recipe.check_steps,
+                            min_steps=recipe.check_steps)
+  evaluator = (recipe.evaluator if recipe.evaluator == nxdo.EXACT else
+               _memo_by_weights(recipe.evaluator))
+  with p2sro.Pipeline(game, recipe.oracle_config, settings, directory,
                       lambda: executors.make_executor("process", 1),
                       evaluator) as run:
     while not run.log or run.log[-1].wall_time < _seconds():

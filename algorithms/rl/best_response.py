@@ -57,6 +57,24 @@ def default_config(algorithm: str, steps: int) -> AnyConfig:
                    f"algorithm={algorithm!r}")
 
 
+def oracle_config(oracle: str) -> AnyConfig:
+  """The learner settings of `oracle` (one of ALGORITHMS, or
+  "continuous_ppo") as a best-response oracle of PSRO, P2SRO or NXDO:
+  short-lived best responses, so exploration ends and the target network
+  turns over within a policy's first few thousand steps; "continuous_ppo"
+  is PPO's tanh-squashed Gaussian for the Loss Game."""
+  if oracle == "ddqn":
+    return dqn.Config(buffer_capacity=50_000, learning_starts=1_000,
+                      epsilon_decay_steps=1_000, target_update_every=250)
+  if oracle == "sac":
+    return sac.Config(buffer_capacity=50_000, learning_starts=1_000)
+  if oracle == "continuous_ppo":
+    return ppo.Config(continuous=True, hidden_sizes=(64, 64),
+                      rollout_length=20, minibatches=4, entropy_coef=0.0,
+                      log_std_init=-0.5)
+  return default_config(oracle, steps=0)
+
+
 def make_learner(config: AnyConfig, versus: versus_lib.VersusEnv,
                  batch: int) -> learner_lib.Learner:
   """The learner `config` configures, sized for `versus`."""
