@@ -22,8 +22,11 @@ drawn per game.
   until it plateaus, and the generation joins the population together.
 - `self_play`: one learner against the newest member; fixed on a plateau.
 
-Each round logs the exact exploitability of the meta-Nash of the population
-(with DCH's levels) where the game's tree fits.
+Each round logs the exploitability of the meta-Nash of the population (with
+DCH's levels): exact where the game's tree fits (the payoffs exact too), or
+from the `evaluator` given (the payoffs then from sampled games), such as
+the approximate exploitability on the Loss Game, whose learners act
+continuously (a continuous PPO config; members play their actions).
 
 The driver (`Pipeline`) holds the population and its payoff table; each
 active learner is a training carry in a checkpoint file. A round submits one
