@@ -179,18 +179,37 @@ class LossGameState(pyspiel.State):
     return pyspiel.PlayerId.SIMULTANEOUS
 
   def _legal_actions(self, player: int) -> list[int]:
+    """A player's actions; at the simultaneous node (`legal_actions()`),
+    the flat joint actions, as OpenSpiel's C++ games give them."""
     if self.is_terminal():
       return []
-    return list(range(self._bins**self._dims))
+    actions = self._bins**self._dims
+    if player != pyspiel.PlayerId.SIMULTANEOUS:
+      return list(range(actions))
+    if actions**2 > MAX_ACTIONS:
+      raise pyspiel.SpielError(
+          f"{_SHORT_NAME}: {actions**2} joint actions are too many to list; "
+          "ask for each player's, legal_actions(player)")
+    return list(range(actions**2))
 
   def _apply_action(self, action: int) -> None:
     """A flat joint action, as OpenSpiel numbers them (player 0's action
     varies fastest)."""
     actions = self._bins**self._dims
+    self._check_live(action)
+    if not 0 <= action < actions**2:
+      raise pyspiel.SpielError(f"{_SHORT_NAME}: joint action {action} is not "
+                               f"in [0, {actions**2})")
     self._apply_actions([action % actions, action // actions])
+
+  def _check_live(self, action: Any) -> None:
+    if self.is_terminal():
+      raise pyspiel.SpielError(f"{_SHORT_NAME}: the game is over; action "
+                               f"{action} cannot be applied")
 
   def _apply_actions(self, actions: list[int]) -> None:
     bins, dims = self._bins, self._dims
+    self._check_live(actions)
     for action in actions:
       if not 0 <= action < bins**dims:
         raise pyspiel.SpielError(

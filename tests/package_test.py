@@ -6,7 +6,8 @@ import open_spiel_ext
 import pyspiel
 
 PLUGIN_GAMES = [
-    "barrage_stratego", "clone_gmp", "k_gmp", "lights_out", "perturbed_k_gmp",
+    "barrage_stratego", "clone_gmp", "k_gmp", "lights_out", "loss_game",
+    "perturbed_k_gmp",
     "rps_choice", "rubiks_cube", "sliding_puzzle", "sokoban", "stratego", "tiny_hanabi_a", "tiny_hanabi_b",
     "tiny_hanabi_c", "tiny_hanabi_d", "tiny_hanabi_e", "tiny_hanabi_f",
     "xdo_clone_leduc", "xdo_oshi_zumo"
