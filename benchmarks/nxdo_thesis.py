@@ -43,7 +43,6 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
@@ -54,10 +53,9 @@ from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 import pyspiel
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
 _GAMES = flags.DEFINE_list("games", ["xdo_clone_leduc(clones=20)"],
@@ -213,11 +211,6 @@ def _at(log: list[dict], episodes: int) -> float:
   return reached[-1] if reached else float("nan")
 
 
-def _stderr(values: np.ndarray) -> float:
-  return float(values.std(ddof=1) / np.sqrt(len(values))) if len(
-      values) > 1 else 0.0
-
-
 def _measure(game: pyspiel.Game) -> str:
   return ("approximate exploitability (a PPO best response)"
           if game.get_type().short_name == "loss_game" else
@@ -236,32 +229,18 @@ def report(game: pyspiel.Game, results: dict[str, list[list[dict]]]) -> None:
     final = np.array([log[-1]["exploitability"] for log in logs])
     episodes = np.mean([log[-1]["episodes"] for log in logs])
     minutes = np.mean([log[-1]["wall_time"] for log in logs]) / 60
-    print(f"{method:8s} {equal.mean():13.3f} ± {_stderr(equal):5.3f} "
-          f"{final.mean():8.3f} ± {_stderr(final):5.3f} {episodes:20,.0f} "
+    print(f"{method:8s} {equal.mean():13.3f} ± {reporting.standard_error(equal):5.3f} "
+          f"{final.mean():8.3f} ± {reporting.standard_error(final):5.3f} {episodes:20,.0f} "
           f"{minutes:8.1f}")
 
 
 def plot(game: pyspiel.Game, results: dict[str, list[list[dict]]],
          path: str) -> None:
-  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-  for color, (method, logs) in enumerate(results.items()):
-    for seed, log in enumerate(logs):
-      values = [e["exploitability"] for e in log]
-      for axis, (key, scale) in zip(axes, (("episodes", 1e6),
-                                           ("wall_time", 60))):
-        axis.plot([e[key] / scale for e in log], values, color=f"C{color}",
-                  marker=".", alpha=0.8,
-                  label=method if seed == 0 else None)
-  for axis, label in zip(axes, ("episodes (millions)", "wall time (minutes)")):
-    axis.set_xlabel(label)
-    axis.set_ylabel(_measure(game).replace(" (", "\n("))
-    axis.set_yscale("log")
-    axis.grid(True, which="both", alpha=0.3)
-    axis.legend(fontsize=8)
-  fig.suptitle(f"{game}: {', '.join(results)}, {_SEEDS.value} seeds")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.plot_runs(
+      path, results, [("episodes", 1e6, "episodes (millions)"),
+                      ("wall_time", 60, "wall time (minutes)")],
+      _measure(game).replace(" (", "\n("),
+      f"{game}: {', '.join(results)}, {_SEEDS.value} seeds")
 
 
 def main(argv: Sequence[str]) -> None:

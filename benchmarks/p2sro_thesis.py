@@ -45,6 +45,7 @@ from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 import pyspiel
 
 matplotlib.use("Agg")
@@ -126,14 +127,9 @@ def report(results: dict[str, dict]) -> None:
     cells = []
     for i in at:
       values = curves[:, i - 1]
-      cells.append(f"{values.mean():8.4f} ± {_stderr(values):6.4f}")
+      cells.append(f"{values.mean():8.4f} ± {reporting.standard_error(values):6.4f}")
     print(f"{label:22s} " + " ".join(f"{c:>17s}" for c in cells) +
           f"  ({result['seconds']:.1f} s)")
-
-
-def _stderr(values: np.ndarray) -> float:
-  return float(values.std(ddof=1) / np.sqrt(len(values))) if len(
-      values) > 1 else 0.0
 
 
 def plot(results: dict[str, dict], path: str) -> None:
@@ -219,32 +215,17 @@ def report_leduc(results: dict[str, list[list[dict]]]) -> None:
     seeds = " ".join(f"{value:.3f}" for value in finals)
     reached = " ".join(_reached(log, target) for log in logs)
     minutes = np.mean([log[-1]["wall_time"] for log in logs]) / 60
-    print(f"{method:10s} {finals.mean():8.3f} ± {_stderr(finals):5.3f}  "
+    print(f"{method:10s} {finals.mean():8.3f} ± {reporting.standard_error(finals):5.3f}  "
           f"{seeds:24s} {reached:36s} {minutes:8.1f}")
 
 
 def plot_leduc(results: dict[str, list[list[dict]]], path: str) -> None:
-  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-  for color, (method, logs) in enumerate(results.items()):
-    for seed, log in enumerate(logs):
-      values = [e["exploitability"] for e in log]
-      for axis, (key, scale) in zip(axes, (("env_steps", 1e6),
-                                           ("wall_time", 60))):
-        axis.plot([e[key] / scale for e in log], values, color=f"C{color}",
-                  alpha=0.8, label=method if seed == 0 else None)
-  for axis, label in zip(axes, ("environment steps (millions)",
-                                "wall time (minutes)")):
-    axis.axhline(_TARGET.value, color="gray", linestyle="--", linewidth=1)
-    axis.set_xlabel(label)
-    axis.set_ylabel("exploitability (exact)")
-    axis.set_yscale("log")
-    axis.grid(True, which="both", alpha=0.3)
-    axis.legend(fontsize=8)
-  fig.suptitle(f"Leduc poker, {_ORACLE.value} oracles, {_SEEDS.value} seeds "
-               "per method (dashed: the target)")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.plot_runs(
+      path, results, [("env_steps", 1e6, "environment steps (millions)"),
+                      ("wall_time", 60, "wall time (minutes)")],
+      "exploitability (exact)",
+      f"Leduc poker, {_ORACLE.value} oracles, {_SEEDS.value} seeds per "
+      "method (dashed: the target)", target=_TARGET.value)
 
 
 def _write(results: dict, name: str, plotter) -> None:

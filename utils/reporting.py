@@ -180,3 +180,49 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
   os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
   fig.savefig(path, dpi=110)
   plt.close(fig)
+
+
+def standard_error(values: Sequence[float]) -> float:
+  """The standard error of the mean of `values` (0 for one value)."""
+  values = np.asarray(values, np.float64)
+  return float(values.std(ddof=1) / np.sqrt(len(values))) if len(
+      values) > 1 else 0.0
+
+
+def plot_runs(path: str, results: dict[str, Sequence[Sequence[dict]]],
+              panels: Sequence[tuple[str, float, str]], ylabel: str,
+              title: str, target: float | None = None) -> None:
+  """Every run's curve, one colour per method, on a log-scale panel per
+  x-axis.
+
+  Args:
+    path: the PNG to write.
+    results: {method: [each run's log: records with the panels' keys and
+      "exploitability"]}.
+    panels: (record key, divided by, x label) per panel.
+    ylabel: the y axis label.
+    title: the figure's title.
+    target: a value to draw as a dashed line.
+  """
+  fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5),
+                           squeeze=False)
+  for color, (method, logs) in enumerate(results.items()):
+    for run, log in enumerate(logs):
+      values = [entry["exploitability"] for entry in log]
+      for axis, (key, scale, _) in zip(axes[0], panels):
+        axis.plot([entry[key] / scale for entry in log], values,
+                  color=f"C{color}", marker=".", markersize=3, alpha=0.8,
+                  label=method if run == 0 else None)
+  for axis, (_, _, xlabel) in zip(axes[0], panels):
+    if target is not None:
+      axis.axhline(target, color="gray", linestyle="--", linewidth=1)
+    axis.set_xlabel(xlabel)
+    axis.set_ylabel(ylabel)
+    axis.set_yscale("log")
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend(fontsize=8)
+  fig.suptitle(title)
+  fig.tight_layout()
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  fig.savefig(path, dpi=110)
+  plt.close(fig)
