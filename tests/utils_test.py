@@ -12,6 +12,7 @@ import pytest
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import padding
+from open_spiel_ext.utils import reporting
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,3 +71,19 @@ def test_pad_rows():
   np.testing.assert_array_equal(padded, [[1, 1], [1, 1], [1, 1], [0, 0]])
   with pytest.raises(ValueError, match="cannot pad 3 rows to 2"):
     padding.pad_rows(np.ones((3, 2)), 2)
+
+
+def test_standard_error_of_the_mean():
+  assert reporting.standard_error([1.0, 2.0, 3.0]) == pytest.approx(
+      1.0 / np.sqrt(3))
+  assert reporting.standard_error([5.0]) == 0.0
+
+
+def test_plot_runs_writes_a_figure(tmp_path):
+  log = [{"episodes": 1, "exploitability": 1.0},
+         {"episodes": 2, "exploitability": 0.5}]
+  path = tmp_path / "runs.png"
+  reporting.plot_runs(str(path), {"a": [log, log], "b": [log]},
+                      [("episodes", 1, "episodes")], "exploitability",
+                      "two methods", target=0.7)
+  assert path.stat().st_size > 0
