@@ -46,22 +46,12 @@ MAX_ACTIONS = 2**20  # Of the binned pyspiel game, bins**dims.
 _DEFAULTS = {"dims": 2, "bins": 10, "moves": 10, "alpha": 2.7,
              "max_move": 0.1}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=_SHORT_NAME,
-    long_name="Loss Game (NXDO)",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
+_GAME_TYPE = registry.two_player_zero_sum_type(
+    _SHORT_NAME, "Loss Game (NXDO)",
+    pyspiel.GameType.ChanceMode.DETERMINISTIC, _DEFAULTS,
     provides_factored_observation_string=False,
-    parameter_specification=_DEFAULTS)
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS)
 
 
 @dataclasses.dataclass(frozen=True)

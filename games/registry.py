@@ -34,18 +34,22 @@ def two_player_zero_sum_type(
     short_name: str, long_name: str,
     chance_mode: pyspiel.GameType.ChanceMode,
     parameter_specification: dict[str, Any],
-    provides_factored_observation_string: bool) -> pyspiel.GameType:
-  """The GameType of a sequential, 2-player, zero-sum imperfect-information
-  game with terminal rewards, providing information-state and observation
-  strings and tensors."""
+    provides_factored_observation_string: bool,
+    dynamics: pyspiel.GameType.Dynamics = (
+        pyspiel.GameType.Dynamics.SEQUENTIAL),
+    reward_model: pyspiel.GameType.RewardModel = (
+        pyspiel.GameType.RewardModel.TERMINAL)) -> pyspiel.GameType:
+  """The GameType of a 2-player, zero-sum imperfect-information game
+  (sequential with terminal rewards unless said), providing
+  information-state and observation strings and tensors."""
   return pyspiel.GameType(
       short_name=short_name,
       long_name=long_name,
-      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+      dynamics=dynamics,
       chance_mode=chance_mode,
       information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
       utility=pyspiel.GameType.Utility.ZERO_SUM,
-      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+      reward_model=reward_model,
       max_num_players=2,
       min_num_players=2,
       provides_information_state_string=True,
