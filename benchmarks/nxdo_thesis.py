@@ -26,8 +26,9 @@ Episodes are the games every learner of a method played (best responses
 and NFSP alike). Prints per game the exploitability of each method at the
 episodes all its runs reached (mean ± standard error over seeds), at the
 end, and the minutes per run; writes nxdo_<game>.png (exploitability
-against episodes and against wall time, one line per run) and
-nxdo_<game>.json. Runs checkpoint under --output_dir/runs/<game>/: the same
+against episodes and against wall time, one line per run),
+nxdo_<game>_iterations.png (NXDO's and PSRO's against double-oracle
+iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint under --output_dir/runs/<game>/: the same
 command resumes them, and a finished run leaves its log as
 <method>_seed<k>.json, read back instead of running it again.
 
@@ -72,9 +73,10 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNGs, JSONs and runs go.")
 
 
-def _record(episodes: int, wall_time: float, exploitability: float) -> dict:
+def _record(episodes: int, wall_time: float, exploitability: float,
+            **extra: int) -> dict:
   return {"episodes": int(episodes), "wall_time": float(wall_time),
-          "exploitability": float(exploitability)}
+          "exploitability": float(exploitability), **extra}
 
 
 def _seconds() -> float:
@@ -148,8 +150,8 @@ def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
               f"policies, {entry.episodes:,d} episodes, "
               f"{entry.wall_time:.0f} s, exploitability "
               f"{entry.exploitability:.3f}", flush=True)
-    return [_record(e.episodes, e.wall_time, e.exploitability)
-            for e in run.log]
+    return [_record(e.episodes, e.wall_time, e.exploitability,
+                    policies=e.fixed) for e in run.log]
 
 
 def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
@@ -234,6 +236,22 @@ def report(game: pyspiel.Game, results: dict[str, list[list[dict]]]) -> None:
           f"{minutes:8.1f}")
 
 
+def _by_iterations(results: dict[str, list[list[dict]]]
+                  ) -> dict[str, list[list[dict]]]:
+  """The double-oracle methods' logs with their iteration counts: NXDO adds
+  one member an iteration (its i-th entry is iteration i + 1), PSRO's
+  rounds count the policies fixed so far (the thesis's Fig. 4.11)."""
+  counted = {}
+  for method, logs in results.items():
+    if method == "psro":
+      counted[method] = [[{**e, "iterations": e["policies"]} for e in log]
+                         for log in logs]
+    elif method != "nfsp":
+      counted[method] = [[{**e, "iterations": i + 1}
+                          for i, e in enumerate(log)] for log in logs]
+  return counted
+
+
 def plot(game: pyspiel.Game, results: dict[str, list[list[dict]]],
          path: str) -> None:
   reporting.plot_runs(
@@ -267,7 +285,12 @@ def main(argv: Sequence[str]) -> None:
       json.dump(results, f)
     path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
     plot(game, results, path)
-    print(f"wrote {path} and {name}.json")
+    reporting.plot_runs(
+        os.path.join(_OUTPUT_DIR.value, f"{name}_iterations.png"),
+        _by_iterations(results),
+        [("iterations", 1, "double-oracle iterations")], _measure(game),
+        f"{game}: exploitability against double-oracle iterations")
+    print(f"wrote {path}, {name}_iterations.png and {name}.json")
 
 
 if __name__ == "__main__":
