@@ -9,6 +9,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.games import batched
 from open_spiel_ext.games import batched_loss_game
+from open_spiel_ext.games import engines
 from open_spiel_ext.games import loss_game
 import pyspiel
 
@@ -155,3 +156,16 @@ def test_engines_refuse_bad_settings():
   state = pyspiel.load_game("loss_game(bins=2)").new_initial_state()
   with pytest.raises(pyspiel.SpielError, match="action 4 is not in"):
     state.apply_actions([4, 0])
+
+
+def test_engines_finds_each_games_engine():
+  loss = pyspiel.load_game("loss_game(bins=3)")
+  binned = engines.for_game(loss)
+  continuous = engines.for_game(loss, continuous=True)
+  assert (binned.num_actions, continuous.num_actions) == (9, 2)
+  assert binned.auto_reset and continuous.continuous
+  assert engines.for_game(pyspiel.load_game("kuhn_poker")).num_actions == 2
+  with pytest.raises(ValueError, match="continuous actions are the Loss"):
+    engines.for_game(pyspiel.load_game("kuhn_poker"), continuous=True)
+  with pytest.raises(ValueError, match="no batched JAX engine plays"):
+    engines.for_game(pyspiel.load_game("tic_tac_toe"))
