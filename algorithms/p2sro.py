@@ -246,8 +246,8 @@ class Pipeline:
     evaluator: EXACT: payoffs and the meta-Nash's exploitability from the
       tree engine (ValueError if the game's tree does not fit); otherwise
       payoffs from sampled games and the exploitability from
-      `evaluator(meta-Nash opponent)` (say the approximate exploitability),
-      or none with None.
+      `evaluator(meta-Nash opponent)` (say the approximate exploitability;
+      called again only when the meta-Nash changes), or none with None.
   """
 
   def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
@@ -265,6 +265,7 @@ class Pipeline:
                     "exact_payoffs": evaluator == EXACT}
     self._trainer = _trainer(str(game), config, settings.num_envs)
     self._evaluator = evaluator
+    self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
         game, self._trainer.apply, self._trainer.env,
         exact=evaluator == EXACT, seed=settings.seed)
@@ -458,7 +459,15 @@ class Pipeline:
       return self.population.exploitability(*self._meta_nash())
     if self._evaluator is None:
       return None
-    return self._evaluator(self.population.opponent(*self._meta_nash()))
+    weights, extra = self._meta_nash()
+    # A meta-Nash met before (no policy fixed since) is not measured again;
+    # DCH's levels change every round.
+    key = (len(self.population), tuple(np.round(weights, 6)),
+           len(self.log) if extra else None)
+    if self._evaluated[0] != key:
+      self._evaluated = (key, self._evaluator(
+          self.population.opponent(weights, extra)))
+    return self._evaluated[1]
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """The meta-Nash as an OpenSpiel TabularPolicy (of Leduc poker for

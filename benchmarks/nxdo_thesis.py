@@ -91,20 +91,6 @@ class Setup(NamedTuple):
   nfsp_exploitability: Optional[Callable[[Any], float]]
 
 
-def _memo_by_weights(evaluate: Callable[[Any], float]) -> Callable:
-  """`evaluate`, computed again only when the mixture's weights change (a
-  PSRO population that gained no member is measured once)."""
-  last = {}
-
-  def memoized(opponent):
-    weights = tuple(np.asarray(opponent.weights).round(6))
-    if last.get("weights") != weights:
-      last.update(weights=weights, value=evaluate(opponent))
-    return last["value"]
-
-  return memoized
-
-
 def _setup(game: pyspiel.Game) -> Setup:
   recipe = nxdo.recipe(game, _NUM_ENVS.value)
   if game.get_type().short_name != "loss_game":
@@ -138,11 +124,9 @@ def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
                             num_envs=_NUM_ENVS.value,
                             chunk_steps=recipe.check_steps,
                             min_steps=recipe.check_steps)
-  evaluator = (recipe.evaluator if recipe.evaluator == nxdo.EXACT else
-               _memo_by_weights(recipe.evaluator))
   with p2sro.Pipeline(game, recipe.oracle_config, settings, directory,
                       lambda: executors.make_executor("process", 1),
-                      evaluator) as run:
+                      recipe.evaluator) as run:
     while not run.log or run.log[-1].wall_time < _seconds():
       entry = run.step()
       if entry.added:

@@ -6,6 +6,10 @@ exploitability of its meta-Nash) and one per policy fixed, and writes under
 environment steps), population/ (the run's checkpoints: the population, its
 payoff table and every active learner; rerunning the same command resumes
 from them) and policy.json (the final meta-Nash as a behaviour policy).
+Exploitability is exact on poker's trees; on the Loss Game (continuous PPO
+oracles, payoffs from sampled games) it is the approximate one of a fresh
+PPO best response, measured when the meta-Nash changes, and there is no
+policy.json.
 The learners run as executor tasks: spawned processes here, or Ray
 (--executor=ray, with --ray_address=auto to join a cluster that
 `ray start --head` began).
@@ -14,6 +18,7 @@ The learners run as executor tasks: spawned processes here, or Ray
   python -m open_spiel_ext.examples.p2sro --algorithm=naive --workers=3
   python -m open_spiel_ext.examples.p2sro --oracle=exact --game=leduc_poker
   python -m open_spiel_ext.examples.p2sro --executor=ray --ray_address=auto
+  python -m open_spiel_ext.examples.p2sro --game=loss_game --oracle=continuous_ppo
 
 --oracle=exact runs sequential PSRO with exact best responses from the tree
 engine: P2SRO and naive parallel PSRO with exact oracles fix exactly its
@@ -30,6 +35,7 @@ from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import meta_solvers
+from open_spiel_ext.algorithms import nxdo
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.rl import best_response
@@ -41,15 +47,19 @@ import pyspiel
 
 EXACT = "exact"
 EXACT_METHODS = ("psro", "p2sro", "naive")
+CONTINUOUS_PPO = "continuous_ppo"
 
 _GAME = flags.DEFINE_string(
-    "game", "leduc_poker", "kuhn_poker, leduc_poker or "
-    "xdo_clone_leduc(clones=m): the games with a batched JAX engine.")
+    "game", "leduc_poker", "kuhn_poker, leduc_poker, "
+    "xdo_clone_leduc(clones=m) or loss_game(...): the games with a batched "
+    "JAX engine.")
 _ALGORITHM = flags.DEFINE_enum("algorithm", "p2sro", list(p2sro.METHODS),
                                "The population method.")
 _ORACLE = flags.DEFINE_enum(
-    "oracle", "sac", list(best_response.ALGORITHMS) + [EXACT],
-    "The best-response oracle: a learner, or exact (tree engine).")
+    "oracle", "sac", list(best_response.ALGORITHMS) +
+    [CONTINUOUS_PPO, EXACT], "The best-response oracle: a learner "
+    f"({CONTINUOUS_PPO} for the Loss Game's continuous actions), or exact "
+    "(tree engine).")
 _ENV_STEPS = flags.DEFINE_integer(
     "env_steps", 3_000_000, "Stop after this many environment steps of all "
     "learners together.", lower_bound=1)
@@ -85,6 +95,12 @@ def _describe(entry: p2sro.Round) -> str:
           f"{entry.exploitability:.4f}")
 
 
+def _evaluator(game: pyspiel.Game):
+  """Exact exploitability on poker's trees; the approximate one (a fresh
+  PPO best response, `nxdo.recipe`'s) on the Loss Game."""
+  return nxdo.recipe(game, _NUM_ENVS.value).evaluator
+
+
 def _learned(game: pyspiel.Game) -> None:
   with cli.user_input():
     settings = p2sro.Settings(
@@ -101,10 +117,11 @@ def _learned(game: pyspiel.Game) -> None:
         f"{_FLAGS.workers} {_FLAGS.executor} workers: "
         f"{dataclasses.asdict(settings)}")
   with cli.user_input("game"):
-    p2sro.engine(game)
+    p2sro.engine(game, config)
+    evaluator = _evaluator(game)
   with cli.user_input():
     pipeline = p2sro.Pipeline(game, config, settings, directory,
-                              cli.executor_from_flags)
+                              cli.executor_from_flags, evaluator)
   with pipeline:
     for entry in pipeline.log:
       print(_describe(entry))
@@ -121,8 +138,11 @@ def _learned(game: pyspiel.Game) -> None:
               f"{entry.fixed}x{entry.fixed}", flush=True)
     metrics.close()
     log = pipeline.log
-    tabular = pipeline.tabular_policy()
-  reporting.save_policy(tabular, os.path.join(output_dir, "policy.json"))
+    wrote = "metrics.jsonl, p2sro.png, population/"
+    if evaluator == p2sro.EXACT:
+      reporting.save_policy(pipeline.tabular_policy(),
+                            os.path.join(output_dir, "policy.json"))
+      wrote += ", policy.json"
   reporting.plot_curves(
       os.path.join(output_dir, "p2sro.png"),
       [("wall time (s)", "linear"), ("environment steps", "linear")],
@@ -132,8 +152,7 @@ def _learned(game: pyspiel.Game) -> None:
       title=f"{_ALGORITHM.value} on {game}")
   print(f"final exploitability {log[-1].exploitability:.4f} with "
         f"{log[-1].fixed} policies after {log[-1].env_steps:,d} env steps, "
-        f"{log[-1].wall_time:.1f} s; wrote metrics.jsonl, p2sro.png, "
-        f"population/, policy.json to {output_dir}")
+        f"{log[-1].wall_time:.1f} s; wrote {wrote} to {output_dir}")
 
 
 def _exact(game: pyspiel.Game) -> None:
