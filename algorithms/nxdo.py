@@ -308,7 +308,7 @@ class TabularMembers:
     return params[self.index.rows(observation)]
 
 
-# Best-response oracles: respond(opponent, checkpoint_dir) -> Response.
+# Best-response oracles: respond(opponent, iteration, directory) -> Response.
 
 
 class Response(NamedTuple):
