@@ -263,8 +263,7 @@ def _meta_table(members: _Members, meta_apply: learner_lib.LogitsFn,
     if members.continuous:
       return opponents_lib.no_tree_table(tree, clones)
     meta_params, population, size = params
-    tensors = jnp.asarray(policies.infoset_tensors(tree))
-    legal = jnp.asarray(np.tile(tree.legal, clones))
+    tensors, legal = _tree_inputs(tree, clones)
     meta_mask = members.meta_mask(population, size, tensors, legal)
     meta = masking.masked_softmax(meta_apply(meta_params, tensors), meta_mask)
     if members.variant == "nxdo":
@@ -274,10 +273,47 @@ def _meta_table(members: _Members, meta_apply: learner_lib.LogitsFn,
       composed = meta
     composed = np.asarray(composed, np.float64)
     composed /= composed.sum(axis=1, keepdims=True)
-    return (policies.collapse_clones(composed) if clones > 1 else
-            composed)[None]
+    return _collapsed(composed, clones)[None]
 
   return members_table
+
+
+def _tree_inputs(tree: game_tree_lib.GameTree,
+                 clones: int) -> tuple[jax.Array, jax.Array]:
+  """The networks' inputs at the tree's information states, and the legal
+  actions of the game they play (m-Clone Leduc's for `clones` > 1)."""
+  return (jnp.asarray(policies.infoset_tensors(tree)),
+          jnp.asarray(np.tile(tree.legal, clones)))
+
+
+def _collapsed(table: np.ndarray, clones: int) -> np.ndarray:
+  return policies.collapse_clones(table) if clones > 1 else table
+
+
+def restricted_exploitability(restricted: RestrictedGame,
+                              meta_ne: opponents_lib.Opponent,
+                              exact: evaluation.OpponentExploitability
+                              ) -> float:
+  """How far the meta-NE is from solving the restricted game, exactly: its
+  exploitability by best responses that play only actions some member plays
+  (with probability at least `va_threshold`; for deterministic members, as
+  learned best responses and exact oracles are, that is the restricted
+  game's best response).
+
+  Raises:
+    ValueError: continuous members (they have no tree).
+  """
+  members = restricted.members
+  if members.continuous:
+    raise ValueError("continuous members have no tree to restrict")
+  tree = exact.sweeps.tree
+  tensors, legal = _tree_inputs(tree, exact.clones)
+  probabilities = np.asarray(members.probabilities(
+      restricted.population, tensors, legal)[:restricted.size])
+  played = (_collapsed(probabilities, exact.clones) >=
+            members.va_threshold).any(axis=0) & tree.legal
+  return exact.sweeps.exploitability(
+      evaluation.opponent_policy(exact.sweeps, exact.clones, meta_ne), played)
 
 
 # Population members given as tables of a tree (exact oracles).
@@ -391,6 +427,9 @@ class Solution(NamedTuple):
   meta_params: Any  # The restricted-game policy (its logits function's).
   meta_apply: learner_lib.LogitsFn
   episodes: int  # Games the solver played.
+  # The solver's own estimate of the meta-NE's exploitability in the
+  # restricted game (NFSP: its best response's return; None: no estimate).
+  estimate: Optional[float] = None
 
 
 class ExactSolver:
@@ -520,7 +559,7 @@ class NFSPSolver:
         checkpoint_path=directory and os.path.join(directory, "nfsp.ckpt"),
         stop=stop)
     return Solution(policy.params, self.meta_apply(restricted),
-                    log[-1].episodes)
+                    log[-1].episodes, log[-1].response_return)
 
   def meta_apply(self, restricted: RestrictedGame) -> learner_lib.LogitsFn:
     """The logits function of NFSP's average policy on `restricted`."""
@@ -548,6 +587,10 @@ class Iteration(NamedTuple):
   wall_time: float  # Seconds so far (evaluations not counted).
   exploitability: Optional[float]  # Of the meta-NE, by the evaluator.
   response_return: float  # The new best response's return against it.
+  # With the exact evaluator and discrete members: the meta-NE's
+  # exploitability within the restricted game (`restricted_exploitability`).
+  restricted_exploitability: Optional[float] = None
+  solver_estimate: Optional[float] = None  # The solver's of the same.
 
 
 class NXDO:
@@ -626,7 +669,10 @@ class NXDO:
         iteration, len(self.members), self._episodes + response.episodes,
         self._wall_time,
         self._evaluate(meta_ne) if self._evaluate else None,
-        response.mean_return))
+        response.mean_return,
+        restricted_exploitability(restricted, meta_ne, self._exact)
+        if self._exact and not restricted.members.continuous else None,
+        solution.estimate))
     self._add(response)
     self._save()
     return self.log[-1]

@@ -74,7 +74,7 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
 
 
 def _record(episodes: int, wall_time: float, exploitability: float,
-            **extra: int) -> dict:
+            **extra: float) -> dict:
   return {"episodes": int(episodes), "wall_time": float(wall_time),
           "exploitability": float(exploitability), **extra}
 
@@ -112,8 +112,14 @@ def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
     entry = run.step()
     print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
           f"{entry.episodes:,d} episodes, {entry.wall_time:.0f} s, "
-          f"exploitability {entry.exploitability:.3f}", flush=True)
-  return [_record(e.episodes, e.wall_time, e.exploitability)
+          f"exploitability {entry.exploitability:.3f}"
+          + ("" if entry.restricted_exploitability is None else
+             f" ({entry.restricted_exploitability:.3f} in the restricted "
+             "game)"), flush=True)
+  return [_record(e.episodes, e.wall_time, e.exploitability,
+                  **({} if e.restricted_exploitability is None else
+                     {"restricted": e.restricted_exploitability,
+                      "nfsp_estimate": e.solver_estimate}))
           for e in run.log]
 
 

@@ -67,12 +67,14 @@ def _run(game) -> nxdo.NXDO:
 
 
 def _describe(entry: nxdo.Iteration) -> str:
-  exploitability = ("" if entry.exploitability is None else
-                    f"  exploitability {entry.exploitability:.4f}")
+  optional = [("exploitability", entry.exploitability),
+              ("in the restricted game", entry.restricted_exploitability),
+              ("(NFSP's estimate", entry.solver_estimate)]
+  measured = "".join(f"  {name} {value:.4f}" + (")" if "(" in name else "")
+                     for name, value in optional if value is not None)
   return (f"iter {entry.iteration:3d}  population {entry.population:3d}  "
           f"episodes {entry.episodes:11,d}  {entry.wall_time:8.1f} s"
-          f"{exploitability}  best response gains "
-          f"{entry.response_return:.4f}")
+          f"{measured}  best response gains {entry.response_return:.4f}")
 
 
 def main(argv: Sequence[str]) -> None:

@@ -147,9 +147,16 @@ def test_nxdo_with_exact_oracle_and_solver_solves_kuhn(variant):
                   nxdo.ExactSolver(oracle), variant)
   for _ in range(8):
     entry = run.step()
+    # CFR+ solves each restricted game: its meta-NE is unexploitable there
+    # (trivially with one pure member), not necessarily in the whole game.
+    assert -1e-9 <= entry.restricted_exploitability < 1e-3
+    assert entry.restricted_exploitability <= entry.exploitability + 1e-9
+    assert entry.solver_estimate is None
     if entry.exploitability < 1e-3:
       break
   assert entry.exploitability < 1e-3
+  assert run.log[0].restricted_exploitability == pytest.approx(0, abs=1e-9)
+  assert run.log[0].exploitability > 0.1
   assert entry.iteration <= 5  # Tabular XDO needs 4 on Kuhn.
   assert exploitability.exploitability(game, run.tabular_policy()) == (
       pytest.approx(entry.exploitability, abs=1e-9))
@@ -189,6 +196,8 @@ def test_learned_nxdo_resumes_its_run(tmp_path):
   entry = resumed.step()
   assert (entry.iteration, entry.population) == (2, 3)
   assert 0 <= entry.exploitability < 2
+  assert 0 <= entry.restricted_exploitability <= entry.exploitability + 1e-9
+  assert np.isfinite(entry.solver_estimate)  # NFSP's, after warm start.
   with pytest.raises(ValueError, match="variant='nxdo_va' here"):
     _learned_run(str(tmp_path), "nxdo_va")
 
