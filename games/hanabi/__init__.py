@@ -1,0 +1,1 @@
+"""Hanabi: a batched JAX engine checked against OpenSpiel's `hanabi`."""
