@@ -1,0 +1,1 @@
+"""Hanabi blueprints and search: the rule-based bot, exact beliefs, SPARTA."""
