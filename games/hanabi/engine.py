@@ -219,6 +219,11 @@ class HanabiEngine:
     self.init = jax.jit(self._init)
     self.deal = jax.jit(self._deal)
     self.step = jax.jit(self._step)
+    # Recompute what states show (after fields were set by hand, as search
+    # does with hypothetical hands): every player's observation and the
+    # legal actions, or the legal actions alone.
+    self.observe = jax.jit(jax.vmap(self._observe))
+    self.legal_actions_of = jax.jit(jax.vmap(self._legal))
 
   # Starting games.
 

@@ -1,0 +1,179 @@
+"""Exact beliefs over a Hanabi player's own hand, as SPARTA keeps them.
+
+A player's belief is every hand it may hold: each card one its hints leave
+plausible, no card more often than the copies it cannot see (the cards not
+played, discarded or in other hands), and, for a deterministic partner
+blueprint, only hands with which the partner would have made every move it
+made. `Belief.hands` lists those hands ([N, H] card ids, -1 in empty slots);
+a hand's probability is proportional to the number of ways to draw it from
+the unseen copies, Π_k u_k! / (u_k - n_k)! (`weights`), since every
+arrangement of the unseen cards is equally likely and hints and a
+deterministic blueprint only rule hands in or out.
+
+The belief follows the game move by move (`update`): a partner's move keeps
+the hands with which the blueprint chooses it (evaluated in batches on the
+engine, with each hand in turn placed in the real state); the player's own
+play or discard keeps the hands that held the revealed card there, removes
+it and appends every card the new one may be; hints and draws leave the
+hands that are still possible.
+"""
+
+import functools
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.games.hanabi import engine as engine_lib
+
+# What a blueprint plays for a batch of states: (engine, states, movers
+# [B]) -> [B] actions.
+Blueprint = Callable[[engine_lib.HanabiEngine, engine_lib.HanabiState,
+                      jax.Array], jax.Array]
+CHUNK = 1 << 14  # Hands evaluated by the blueprint at once.
+
+
+class Belief(NamedTuple):
+  player: int
+  hands: np.ndarray  # [N, H] int8 card ids, -1 in empty slots.
+
+
+def row(state: engine_lib.HanabiState, game: int = 0
+       ) -> engine_lib.HanabiState:
+  """One game of a batch, as numpy arrays without the batch axis."""
+  return jax.tree.map(lambda x: np.asarray(x[game]), state)
+
+
+def unseen(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+           player: int) -> np.ndarray:
+  """[C·R] the copies of each card `player` cannot see: in its hand or the
+  deck (`game` is a `row`)."""
+  played = (np.arange(rules.ranks)[None] <
+            np.asarray(game.fireworks)[:, None]).ravel()
+  others = np.delete(np.asarray(game.hands), player, axis=0).ravel()
+  seen = np.bincount(others[others >= 0], minlength=rules.num_cards)
+  copies = np.tile(rules.copies, rules.colors)
+  return copies - np.asarray(game.discarded) - played - seen
+
+
+def plausible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+              player: int) -> np.ndarray:
+  """[H, C·R] the cards each slot of `player`'s hand may be by its hints
+  (all False in empty slots)."""
+  color = np.asarray(game.color_plausible)[player]
+  rank = np.asarray(game.rank_plausible)[player]
+  present = np.asarray(game.hands)[player] >= 0
+  both = color[:, :, None] & rank[:, None, :]
+  return both.reshape(rules.hand_size, -1) & present[:, None]
+
+
+def initial(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+            player: int) -> Belief:
+  """Every hand `player` may hold by its hints and the unseen copies."""
+  allowed = plausible(rules, game, player)
+  present = int((np.asarray(game.hands)[player] >= 0).sum())
+  counts = unseen(rules, game, player)
+  hands = np.zeros((1, 0), np.int8)
+  for slot in range(present):
+    cards = np.flatnonzero(allowed[slot]).astype(np.int8)
+    hands = np.concatenate([np.repeat(hands, len(cards), axis=0),
+                            np.tile(cards, len(hands))[:, None]], axis=1)
+    hands = hands[(hands == hands[:, -1:]).sum(axis=1) <=
+                  counts[hands[:, -1]]]
+  empty = np.full((len(hands), rules.hand_size - present), -1, np.int8)
+  return Belief(player, np.concatenate([hands, empty], axis=1))
+
+
+def weights(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+            belief: Belief) -> np.ndarray:
+  """[N] each hand's probability (Π_k u_k! / (u_k - n_k)!, normalised)."""
+  counts = unseen(rules, game, belief.player)
+  hands = belief.hands
+  ways = np.ones(len(hands))
+  for slot in range(hands.shape[1]):
+    cards = hands[:, slot]
+    present = cards >= 0
+    before = (hands[:, :slot] == cards[:, None]).sum(axis=1)
+    ways *= np.where(present, np.maximum(
+        counts[np.maximum(cards, 0)] - before, 0), 1)
+  total = ways.sum()
+  if total <= 0:
+    raise ValueError("no hand is left in the belief: it was updated with "
+                     "moves its blueprint would not make")
+  return ways / total
+
+
+def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+              belief: Belief) -> Belief:
+  """The hands its hints and the unseen copies still allow."""
+  allowed = plausible(rules, game, belief.player)
+  hands = belief.hands
+  present = hands >= 0
+  fits = np.where(present, allowed[np.arange(hands.shape[1]),
+                                   np.maximum(hands, 0)], True).all(axis=1)
+  counts = unseen(rules, game, belief.player)
+  used = np.stack([(hands == card).sum(axis=1)
+                   for card in range(rules.num_cards)], axis=1)
+  fits &= (used <= counts).all(axis=1)
+  return belief._replace(hands=hands[fits])
+
+
+@functools.lru_cache(maxsize=None)
+def _choices(engine: engine_lib.HanabiEngine, blueprint: Blueprint):
+  """The jitted function: the blueprint's move in a game for each of a
+  chunk of hands of one player."""
+
+  def choose(game, player, mover, hands):
+    states = jax.tree.map(lambda x: jnp.broadcast_to(x, (len(hands),) +
+                                                     x.shape), game)
+    states = states._replace(hands=states.hands.at[:, player].set(
+        hands.astype(jnp.int32)))
+    states = states._replace(
+        legal_action_mask=engine.legal_actions_of(states))
+    return blueprint(engine, states, jnp.full(len(hands), mover))
+
+  return jax.jit(choose)
+
+
+def blueprint_moves(engine: engine_lib.HanabiEngine, blueprint: Blueprint,
+                    game: engine_lib.HanabiState, belief: Belief,
+                    mover: int) -> np.ndarray:
+  """[N] the move `mover`'s blueprint makes in `game` (a `row`) if the
+  belief's player holds each of the belief's hands."""
+  choose = _choices(engine, blueprint)
+  hands = belief.hands
+  moves = []
+  for start in range(0, len(hands), CHUNK):
+    chunk = hands[start:start + CHUNK]
+    padded = np.concatenate([chunk, np.repeat(chunk[-1:], CHUNK - len(chunk),
+                                              axis=0)])
+    moves.append(np.asarray(choose(game, belief.player, mover,
+                                   jnp.asarray(padded)))[:len(chunk)])
+  return np.concatenate(moves) if moves else np.zeros(0, np.int32)
+
+
+def update(engine: engine_lib.HanabiEngine, blueprint: Blueprint,
+           belief: Belief, before: engine_lib.HanabiState, action: int,
+           after: engine_lib.HanabiState) -> Belief:
+  """The belief after the move `action` took game `before` (a `row`) to
+  `after` (a `row`; not finished)."""
+  rules = engine.rules
+  mover = int(before.current_player)
+  if mover != belief.player:
+    moves = blueprint_moves(engine, blueprint, before, belief, mover)
+    belief = belief._replace(hands=belief.hands[moves == action])
+  elif action < 2 * rules.hand_size:  # The player's own discard or play.
+    slot = action % rules.hand_size
+    card = int(after.last.card)
+    hands = belief.hands[belief.hands[:, slot] == card]
+    hands = np.delete(hands, slot, axis=1)
+    if int(after.dealt) > int(before.dealt):
+      cards = np.arange(rules.num_cards, dtype=np.int8)
+      hands = np.concatenate([np.repeat(hands, len(cards), axis=0),
+                              np.tile(cards, len(hands))[:, None]], axis=1)
+    else:
+      hands = np.concatenate([hands, np.full((len(hands), 1), -1, np.int8)],
+                             axis=1)
+    belief = belief._replace(hands=hands)
+  return _possible(rules, after, belief)

@@ -1,0 +1,88 @@
+"""Exact Hanabi beliefs against brute force over every deck of tiny games."""
+
+import collections
+import itertools
+
+import jax
+import numpy as np
+import pytest
+
+from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import rule_bot
+from open_spiel_ext.games.hanabi import engine as engine_lib
+
+TINY = engine_lib.Rules(colors=2, ranks=2, hand_size=2,
+                        max_information_tokens=3, max_life_tokens=2)
+SEARCHER, PARTNER = 1, 0
+ENGINE = engine_lib.HanabiEngine(TINY)  # One engine: its code compiles once.
+
+
+def _every_deck(rules):
+  return np.array(sorted(set(itertools.permutations(rules.ordered_deck()))),
+                  np.int32)
+
+
+def _play(engine, deck, seed):
+  """A game on `deck`: the partner plays the rule bot, the searcher random
+  legal moves; the states (batch of one) and the moves."""
+  rng = np.random.default_rng(seed)
+  state = engine.deal(deck[None])
+  states, moves = [state], []
+  while not bool(state.terminated[0]):
+    if int(state.current_player[0]) == PARTNER:
+      move = int(rule_bot.act(engine, state)[0])
+    else:
+      move = int(rng.choice(np.flatnonzero(state.legal_action_mask[0])))
+    moves.append(move)
+    state = engine.step(state, np.array([move], np.int32))
+    states.append(state)
+  return states, moves
+
+
+def _brute_force(engine, decks, states, moves, upto):
+  """The searcher's hands after `upto` moves in the decks where everything
+  it saw (its observations, the partner's moves by the rule bot) is as in
+  the game played, and how many decks give each."""
+  batch = engine.deal(decks)
+  alive = np.ones(len(decks), bool)
+  for t in range(upto + 1):
+    seen = np.asarray(states[t].observation[0, SEARCHER])
+    alive &= (np.asarray(batch.observation[:, SEARCHER]) == seen).all(axis=1)
+    if t == upto:
+      break
+    move = np.full(len(decks), moves[t], np.int32)
+    if int(states[t].current_player[0]) == PARTNER:
+      alive &= np.asarray(rule_bot.act(engine, batch)) == moves[t]
+    batch = engine.step(batch, move)
+  hands = np.asarray(batch.hands[:, SEARCHER])[alive]
+  return collections.Counter(map(tuple, hands))
+
+
+# Games in which the partner's moves rule hands out beyond what its hints
+# say (the blueprint filter is exercised).
+@pytest.mark.parametrize("seed", [6, 16, 24, 36])
+def test_belief_is_the_posterior_over_every_deck(seed):
+  engine = ENGINE
+  decks = _every_deck(TINY)
+  deck = decks[np.random.default_rng(seed).integers(len(decks))]
+  states, moves = _play(engine, deck, seed)
+  belief = beliefs.initial(TINY, beliefs.row(states[0]), SEARCHER)
+  checked, ruled_out = 0, 0
+  for t, move in enumerate(moves[:-1]):
+    if int(states[t].current_player[0]) == PARTNER:
+      ruled_out += (beliefs.blueprint_moves(
+          engine, rule_bot.act_as, beliefs.row(states[t]), belief,
+          PARTNER) != move).sum()
+    belief = beliefs.update(engine, rule_bot.act_as, belief,
+                            beliefs.row(states[t]), move,
+                            beliefs.row(states[t + 1]))
+    counts = _brute_force(engine, decks, states, moves, t + 1)
+    total = sum(counts.values())
+    found = dict(zip(map(tuple, belief.hands.astype(np.int32)),
+                     beliefs.weights(TINY, beliefs.row(states[t + 1]),
+                                     belief)))
+    assert set(found) == set(counts), f"move {t}"
+    for hand, count in counts.items():
+      assert found[hand] == pytest.approx(count / total), f"move {t}"
+    checked += 1
+  assert checked >= 3 and ruled_out > 0
