@@ -3,7 +3,6 @@
 import collections
 import itertools
 
-import jax
 import numpy as np
 import pytest
 
