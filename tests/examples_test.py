@@ -234,3 +234,20 @@ def test_nxdo_example_solves_kuhn_with_exact_oracles_and_resumes(tmp_path):
   assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == 5
   assert len(json.loads((tmp_path / "policy.json").read_text())) == 12
   assert (tmp_path / "nxdo.png").stat().st_size > 0
+
+
+def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
+    tmp_path):
+  flags = ("--preset=small", "--games=2", "--workers=1", "--seed=3")
+  _run_example("hanabi_play", *flags, f"--output_dir={tmp_path / 'alone'}")
+  output = _run_example("hanabi_play", *flags, "--search=sparta",
+                        "--rollouts=200", "--batch=64",
+                        f"--output_dir={tmp_path / 'sparta'}")
+  assert output.count("game ") == 2 and "paired gain" in output
+  alone, searched = (json.loads((tmp_path / run / "results.json").read_text())
+                     for run in ("alone", "sparta"))
+  assert ([g["score"] for g in alone["games"]] ==
+          [g["blueprint_score"] for g in searched["games"]])
+  for game in searched["games"]:
+    assert 0 <= game["score"] <= 10 and game["searcher_moves"] > 0
+  assert searched["settings"]["threshold"] == 0.05

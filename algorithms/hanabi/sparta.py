@@ -184,12 +184,15 @@ def play_game(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
   `searcher` (None: no one), which searches with SPARTA."""
   rng = np.random.default_rng(seed)
   state = engine.deal(jnp.asarray(deck, jnp.int32)[None])
+  if searcher is None:  # The whole game in one jitted rollout.
+    first = blueprint(engine, state, state.current_player)
+    return GameResult(float(_rollout(engine, blueprint)(state, first)[0]),
+                      0, 0, 0.0)
   game = beliefs.row(state)
-  belief = (beliefs.initial(engine.rules, game, searcher)
-            if searcher is not None else None)
+  belief = beliefs.initial(engine.rules, game, searcher)
   score, moves, deviations, seconds = 0.0, 0, 0, 0.0
   while not bool(game.terminated):
-    if searcher is not None and int(game.current_player) == searcher:
+    if int(game.current_player) == searcher:
       decision = search(engine, blueprint, game, belief, settings, rng)
       action = decision.action
       moves += 1
@@ -201,7 +204,7 @@ def play_game(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
     state = engine.step(state, jnp.asarray([action], jnp.int32))
     after = beliefs.row(state)
     score += float(after.rewards[0])
-    if belief is not None and not bool(after.terminated):
+    if not bool(after.terminated):
       belief = beliefs.update(engine, blueprint, belief, game, action, after)
     game = after
   return GameResult(score, moves, deviations, seconds)
