@@ -48,7 +48,7 @@ _ROLLOUTS = flags.DEFINE_integer("rollouts", 10_000,
 _BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
 _THRESHOLD = flags.DEFINE_float(
     "threshold", 0.05, "Expected gain needed to leave the blueprint's move.")
-_OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_play",
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_play_output",
                                   "Where results.json goes.")
 cli.define_executor_flags()
 
