@@ -23,7 +23,6 @@ writes a bar chart.
   python benchmarks/env_speed.py --output_dir=/tmp/env_speed
 """
 
-import multiprocessing
 import os
 import time
 from typing import Sequence
@@ -35,6 +34,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -143,11 +143,6 @@ def jax_rate(game_label: str, batch: int, scan_steps: int,
           "compile_seconds": compile_seconds}
 
 
-def _in_own_process(function, *args) -> dict[str, float]:
-  """Runs a measurement in a fresh process."""
-  with multiprocessing.get_context("spawn").Pool(1) as pool:
-    return pool.apply(function, args)
-
 
 def measurements(game_label: str) -> list[tuple[str, object, tuple]]:
   """(engine label, function, arguments) of every measurement of a game."""
@@ -204,7 +199,7 @@ def main(argv: Sequence[str]) -> None:
         f"{'compile s':>10s}")
   for game_label in GAMES:
     for engine, function, args in measurements(game_label):
-      result = _in_own_process(function, *args)
+      result = executors.in_fresh_process(function, *args)
       results[game_label, engine] = result
       ratio = (result["steps_per_second"] /
                results[game_label, "raw pyspiel"]["steps_per_second"])

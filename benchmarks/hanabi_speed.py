@@ -14,9 +14,7 @@ to move) and writes a bar chart.
   python benchmarks/hanabi_speed.py --output_dir=/tmp/hanabi_speed
 """
 
-import multiprocessing
 import os
-import resource
 import time
 from typing import Sequence
 
@@ -27,6 +25,8 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -41,10 +41,6 @@ _ROLLOUTS = flags.DEFINE_integer(
 
 BATCH_SIZES = (1, 1024, 8192)
 
-
-def peak_memory_mb() -> float:
-  """This process's peak resident memory (Linux reports kilobytes)."""
-  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def pyspiel_rate(preset: str, seconds: float,
@@ -71,7 +67,7 @@ def pyspiel_rate(preset: str, seconds: float,
       steps += 1
   elapsed = time.perf_counter() - start
   return {"steps_per_second": steps / elapsed, "compile_seconds": 0.0,
-          "peak_mb": peak_memory_mb()}
+          "peak_mb": reporting.peak_memory_mb()}
 
 
 def batched_rate(preset: str, batch: int, steps: int,
@@ -101,13 +97,8 @@ def batched_rate(preset: str, batch: int, steps: int,
   jax.block_until_ready(state)
   elapsed = time.perf_counter() - start
   return {"steps_per_second": batch * steps * rollouts / elapsed,
-          "compile_seconds": compile_seconds, "peak_mb": peak_memory_mb()}
+          "compile_seconds": compile_seconds, "peak_mb": reporting.peak_memory_mb()}
 
-
-def _in_own_process(function, *args) -> dict[str, float]:
-  """Runs a measurement in a fresh process, so peak memory is its own."""
-  with multiprocessing.get_context("spawn").Pool(1) as pool:
-    return pool.apply(function, args)
 
 
 def plot(results: dict[str, dict[str, float]], path: str, preset: str,
@@ -141,7 +132,7 @@ def main(argv: Sequence[str]) -> None:
         f"{'compile s':>10s} {'peak MB':>8s}")
   results = {}
   for label, function, args in runs:
-    result = _in_own_process(function, *args)
+    result = executors.in_fresh_process(function, *args)
     results[label] = result
     ratio = (result["steps_per_second"] /
              results["pyspiel, mover"]["steps_per_second"])

@@ -12,9 +12,7 @@ so its peak resident memory is its own. Prints a table and writes a bar chart.
   python benchmarks/stratego_speed.py --output_dir=/tmp/stratego_speed
 """
 
-import multiprocessing
 import os
-import resource
 import time
 from typing import Sequence
 
@@ -25,6 +23,8 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -39,10 +39,6 @@ _ROLLOUTS = flags.DEFINE_integer(
 GAMES = {"barrage": "barrage_stratego", "classic": "stratego"}
 BATCH_SIZES = (1, 64, 1024)
 
-
-def peak_memory_mb() -> float:
-  """This process's peak resident memory (Linux reports kilobytes)."""
-  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def pyspiel_rate(army: str, seconds: float) -> dict[str, float]:
@@ -66,7 +62,7 @@ def pyspiel_rate(army: str, seconds: float) -> dict[str, float]:
     games += 1
   elapsed = time.perf_counter() - start
   return {"plies_per_second": plies / elapsed, "games": games,
-          "compile_seconds": 0.0, "peak_mb": peak_memory_mb()}
+          "compile_seconds": 0.0, "peak_mb": reporting.peak_memory_mb()}
 
 
 def batched_rate(army: str, batch: int, steps: int, rollouts: int,
@@ -92,13 +88,8 @@ def batched_rate(army: str, batch: int, steps: int, rollouts: int,
     plies += int(played)
   elapsed = time.perf_counter() - start
   return {"plies_per_second": plies / elapsed, "games": batch * rollouts,
-          "compile_seconds": compile_seconds, "peak_mb": peak_memory_mb()}
+          "compile_seconds": compile_seconds, "peak_mb": reporting.peak_memory_mb()}
 
-
-def _in_own_process(function, *args) -> dict[str, float]:
-  """Runs a measurement in a fresh process, so peak memory is its own."""
-  with multiprocessing.get_context("spawn").Pool(1) as pool:
-    return pool.apply(function, args)
 
 
 def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
@@ -136,7 +127,7 @@ def main(argv: Sequence[str]) -> None:
              (army, BATCH_SIZES[-1], _ROLLOUT_STEPS.value, _ROLLOUTS.value,
               False))]
     for label, function, args in runs:
-      result = _in_own_process(function, *args)
+      result = executors.in_fresh_process(function, *args)
       results[army, label] = result
       ratio = (result["plies_per_second"] /
                results[army, "pyspiel"]["plies_per_second"])

@@ -241,3 +241,8 @@ def test_stopping_a_running_example_leaves_no_worker(backend, signum,
     for pid in _live_processes(token):
       os.kill(pid, signal.SIGKILL)
     process.wait()
+
+
+def test_in_fresh_process_runs_elsewhere_and_returns_the_result():
+  assert executors.in_fresh_process(math.factorial, 5) == 120
+  assert executors.in_fresh_process(os.getpid) != os.getpid()

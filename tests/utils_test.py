@@ -9,6 +9,7 @@ import numpy as np
 import optax
 import pytest
 
+from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import padding
@@ -77,6 +78,14 @@ def test_standard_error_of_the_mean():
   assert reporting.standard_error([1.0, 2.0, 3.0]) == pytest.approx(
       1.0 / np.sqrt(3))
   assert reporting.standard_error([5.0]) == 0.0
+
+
+def test_peak_memory_is_in_megabytes_and_covers_what_is_resident():
+  held = np.ones(2**25)  # 256 MB, touched.
+  resident = batch_astar.resident_bytes() / 2**20
+  assert resident > 256
+  assert resident <= reporting.peak_memory_mb() < 100 * resident
+  del held
 
 
 def test_plot_runs_writes_a_figure(tmp_path):

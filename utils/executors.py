@@ -197,6 +197,13 @@ class Executor(abc.ABC):
     """Ends the workers: at once if `stop_running`, else once idle."""
 
 
+def in_fresh_process(fn: Callable[..., T], *args: Any) -> T:
+  """`fn(*args)` in a new spawned process (a measurement whose time and peak
+  memory are its own), waited for."""
+  with multiprocessing.get_context("spawn").Pool(1) as pool:
+    return pool.apply(fn, args)
+
+
 def as_completed(futures: Iterable[Future]) -> Iterator[Future]:
   """Yields each future once its task has finished, first finished first."""
   return concurrent.futures.as_completed(futures)

@@ -4,6 +4,7 @@ metrics, plots, and policies as JSON."""
 import dataclasses
 import json
 import os
+import resource
 from typing import Any, Callable, Iterable, Sequence
 
 import matplotlib
@@ -180,6 +181,11 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
   os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
   fig.savefig(path, dpi=110)
   plt.close(fig)
+
+
+def peak_memory_mb() -> float:
+  """This process's peak resident memory in MB (Linux reports kilobytes)."""
+  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def standard_error(values: Sequence[float]) -> float:
