@@ -248,10 +248,14 @@ class HanabiEngine:
                                     else keys)
 
   def _deal_one(self, deck: jax.Array, key: jax.Array) -> HanabiState:
+    return self._observe(self._fresh(deck, key))
+
+  def _fresh(self, deck: jax.Array, key: jax.Array) -> HanabiState:
+    """A game dealt from `deck`, before its observations are made."""
     rules = self.rules
     p, h, c, r = rules.players, rules.hand_size, rules.colors, rules.ranks
     none = jnp.int32(_NONE)
-    state = HanabiState(
+    return HanabiState(
         deck=deck, dealt=jnp.int32(p * h),
         hands=deck[:p * h].reshape(p, h),
         color_hint=jnp.full((p, h), _NONE, jnp.int32),
@@ -270,7 +274,6 @@ class HanabiEngine:
         legal_action_mask=jnp.zeros(rules.num_actions, bool),
         rewards=jnp.zeros(p, jnp.float32), terminated=jnp.bool_(False),
         key=key)
-    return self._observe(state)
 
   # Moves.
 
@@ -288,20 +291,24 @@ class HanabiEngine:
     return self.step(state, actions)
 
   def _step_one(self, state: HanabiState, action: jax.Array) -> HanabiState:
+    """One game's step; the observations are made once, of the state the
+    step shows (with auto-reset, a fresh game's where this one ended)."""
     moved = self._move(state, action)
     if self.auto_reset:
       deck_key, key = jax.random.split(moved.key)
-      fresh = self._deal_one(jax.random.permutation(deck_key,
-                                                    self._ordered_deck), key)
-      fresh = fresh._replace(rewards=moved.rewards,
-                             terminated=jnp.bool_(True))
-      return jax.tree.map(lambda a, b: jnp.where(moved.terminated, a, b),
-                          fresh, moved)
-    return jax.tree.map(lambda a, b: jnp.where(state.terminated, a, b),
-                        state._replace(rewards=jnp.zeros_like(state.rewards)),
-                        moved)
+      fresh = self._fresh(jax.random.permutation(deck_key,
+                                                 self._ordered_deck), key)
+      fresh = fresh._replace(rewards=moved.rewards)
+      shown = jax.tree.map(lambda a, b: jnp.where(moved.terminated, a, b),
+                           fresh, moved)
+      return self._observe(shown._replace(terminated=jnp.bool_(False))
+                          )._replace(terminated=moved.terminated)
+    return self._observe(jax.tree.map(
+        lambda a, b: jnp.where(state.terminated, a, b),
+        state._replace(rewards=jnp.zeros_like(state.rewards)), moved))
 
   def _move(self, state: HanabiState, action: jax.Array) -> HanabiState:
+    """The move's effects on the rules' fields (observations not made)."""
     rules = self.rules
     h, c, r = rules.hand_size, rules.colors, rules.ranks
     player = state.current_player
@@ -352,10 +359,10 @@ class HanabiEngine:
                          lambda s: self._replace_card(s, player, slot, over),
                          lambda s: s, state)
     gain = (score - score_before).astype(jnp.float32)
-    return self._observe(state._replace(
+    return state._replace(
         current_player=jnp.where(over, batched.GAME_OVER,
                                  (player + 1) % rules.players),
-        rewards=jnp.full(rules.players, gain), terminated=over))
+        rewards=jnp.full(rules.players, gain), terminated=over)
 
   def _hinted(self, state: HanabiState, target, value, is_color_hint,
               is_rank_hint):
