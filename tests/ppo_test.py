@@ -73,6 +73,34 @@ def test_continuous_ppo_learns_a_one_step_task_with_a_known_optimum():
   assert int(metrics.episodes) == 3_000 * batch
 
 
+class _EdgeTask(_OneStepTask):
+  """The best action is at the edge of the range the game clips to."""
+
+  def play(self, state, actions, params, weights):
+    del params, weights
+    reward = jnp.clip(actions, -1.0, 1.0).sum(-1)
+    batch = state.observation.shape[0]
+    return (self.init(state.key, batch), reward, jnp.ones(batch, bool))
+
+
+def test_continuous_ppo_stays_finite_with_the_best_action_at_an_edge():
+  # A tanh-squashed Gaussian turned to NaN here (the Loss Game's case).
+  task, batch = _EdgeTask(), 64
+  learned = ppo.PPO(ppo.Config(continuous=True, hidden_sizes=(16,),
+                               learning_rate=3e-3, entropy_coef=0.0),
+                    task.observation_shape, task.num_actions, batch)
+  carry = learner.init_carry(learned, task, jax.random.PRNGKey(0), batch)
+  train_steps = learner.make_train_steps(learned, task)
+  carry, metrics = train_steps(carry, (), jnp.ones(1), 2_000)
+  params = carry.learner.train.params
+  assert all(bool(jnp.isfinite(leaf).all()) for leaf in
+             jax.tree.leaves(params))
+  assert float(metrics.learner["approx_kl"]) < 0.1
+  policy = learned.played(carry.learner)
+  actions = policy.apply(policy.params, jnp.zeros((8, 2)))
+  np.testing.assert_allclose(actions, 1.0)
+
+
 def test_gae_matches_a_hand_computation():
   rewards = np.array([[1.0], [0.0], [2.0]])
   values = np.array([[0.5], [0.2], [0.1]])
@@ -92,12 +120,12 @@ def test_gae_matches_a_hand_computation():
                              values, atol=1e-6)
 
 
-def test_squashed_log_prob_is_a_density_on_the_interval():
+def test_gaussian_log_prob_is_a_density():
   mean, log_std = jnp.array([[0.4]]), jnp.array([-0.3])
-  density = lambda a: float(jnp.exp(ppo.squashed_log_prob(
+  density = lambda a: float(jnp.exp(ppo.gaussian_log_prob(
       mean, log_std, jnp.array([[a]])))[0])
-  total, _ = integrate.quad(density, -1 + 1e-9, 1 - 1e-9, limit=200)
-  assert total == pytest.approx(1.0, abs=1e-4)
+  total, _ = integrate.quad(density, -np.inf, np.inf, limit=200)
+  assert total == pytest.approx(1.0, abs=1e-6)
 
 
 @pytest.mark.parametrize("fields, message", [

@@ -62,7 +62,7 @@ def oracle_config(oracle: str) -> AnyConfig:
   "continuous_ppo") as a best-response oracle of PSRO, P2SRO or NXDO:
   short-lived best responses, so exploration ends and the target network
   turns over within a policy's first few thousand steps; "continuous_ppo"
-  is PPO's tanh-squashed Gaussian for the Loss Game."""
+  is PPO's Gaussian for the Loss Game."""
   if oracle == "ddqn":
     return dqn.Config(buffer_capacity=50_000, learning_starts=1_000,
                       epsilon_decay_steps=1_000, target_update_every=250)

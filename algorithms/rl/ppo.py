@@ -25,12 +25,17 @@ Discrete mode: the policy's logits are soft-maxed over the legal actions
 is done (`played` gives its logits).
 
 Continuous mode (`Config(continuous=True)`, `num_actions` the action
-dimension): actions are a tanh-squashed Gaussian in (-1, 1)^dim, its mean
-from the policy network and its log standard deviation a learned parameter
-independent of the state (starting at `log_std_init`); the log-probability
-carries the tanh change-of-variables correction, and the entropy bonus is
-the Gaussian's before squashing. The mask is ignored. `played` gives the
-deterministic action tanh(mean), not logits.
+dimension): actions are Gaussian, their mean from the policy network and
+their log standard deviation a learned parameter independent of the state
+(starting at `log_std_init`, kept within LOG_STD_RANGE), and the game clips
+them to its range, [-1, 1]^dim (as RLlib's PPO, which the NXDO reference
+ran, does). The transition keeps the unclipped sample, so its
+log-probability is exact. (A tanh-squashed Gaussian, tried first, broke
+where the best action is at an edge, the Loss Game's longest step: the mean
+grew without bound, tanh rounded to ±1 in float32, atanh of the stored
+action no longer recovered the sample, and the log-probability ratios
+overflowed into NaN parameters.) The mask is ignored. `played` gives the
+deterministic action, the mean clipped to [-1, 1], not logits.
 """
 
 import dataclasses
@@ -48,8 +53,8 @@ from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import sac
 
-# Squashed actions are clipped this far inside (-1, 1) before atanh.
-ACTION_EDGE = 1e-6
+# Continuous mode's bounds on the log std (std from 0.0067 to 7.4).
+LOG_STD_RANGE = (-5.0, 2.0)
 _HALF_LOG_2_PI_E = 0.5 * math.log(2 * math.pi * math.e)
 
 
@@ -67,7 +72,7 @@ class Config:
   value_coef: float = 0.5
   entropy_coef: float = 0.01
   max_grad_norm: float = 0.5
-  continuous: bool = False  # Tanh-squashed Gaussian actions.
+  continuous: bool = False  # Gaussian actions (module docstring).
   log_std_init: float = 0.0  # Continuous mode's starting log std.
 
   def __post_init__(self):
@@ -129,17 +134,15 @@ def gae(rollout: Rollout, last_value: jax.Array, discount: float,
   return advantages, advantages + rollout.value
 
 
-def squashed_log_prob(mean: jax.Array, log_std: jax.Array,
+def gaussian_log_prob(mean: jax.Array, log_std: jax.Array,
                       action: jax.Array) -> jax.Array:
-  """log density [B] of tanh-squashed actions [B, dim] under N(mean, std²)
-  before squashing, with the tanh log-det correction."""
-  action = jnp.clip(action, -1.0 + ACTION_EDGE, 1.0 - ACTION_EDGE)
-  raw = jnp.arctanh(action)
-  gaussian = -0.5 * ((raw - mean) / jnp.exp(log_std))**2 - log_std - (
-      0.5 * math.log(2 * math.pi))
-  # log(1 − tanh(u)²) = 2 (log 2 − u − softplus(−2u)), stable for large |u|.
-  log_det = 2.0 * (math.log(2.0) - raw - jax.nn.softplus(-2.0 * raw))
-  return (gaussian - log_det).sum(-1)
+  """log density [B] of actions [B, dim] under N(mean, exp(log_std)²)."""
+  return (-0.5 * ((action - mean) / jnp.exp(log_std))**2 - log_std -
+          0.5 * math.log(2 * math.pi)).sum(-1)
+
+
+def _bounded(log_std: jax.Array) -> jax.Array:
+  return jnp.clip(log_std, *LOG_STD_RANGE)
 
 
 def _normalised(advantage: jax.Array) -> jax.Array:
@@ -199,12 +202,12 @@ class PPO:
     output = self.policy.apply(params.policy, observation)
     if self.config.continuous:
       noise = jax.random.normal(key, output.shape)
-      return jnp.tanh(output + jnp.exp(params.log_std) * noise)
+      return output + jnp.exp(_bounded(params.log_std)) * noise
     return masking.masked_sample(key, output, mask)
 
   def _deterministic_action(self, policy_params: hk.Params,
                             observation: jax.Array) -> jax.Array:
-    return jnp.tanh(self.policy.apply(policy_params, observation))
+    return jnp.clip(self.policy.apply(policy_params, observation), -1.0, 1.0)
 
   def _log_prob_and_entropy(self, params: Params, observation: jax.Array,
                             mask: Optional[jax.Array], action: jax.Array
@@ -212,9 +215,10 @@ class PPO:
     """The log-probability [B] of `action` and the policy's entropy [B]."""
     output = self.policy.apply(params.policy, observation)
     if self.config.continuous:
-      entropy = (params.log_std + _HALF_LOG_2_PI_E).sum() * jnp.ones(
+      log_std = _bounded(params.log_std)
+      entropy = (log_std + _HALF_LOG_2_PI_E).sum() * jnp.ones(
           output.shape[:1])
-      return squashed_log_prob(output, params.log_std, action), entropy
+      return gaussian_log_prob(output, log_std, action), entropy
     log_probs = masking.masked_log_softmax(output, mask)
     log_prob = jnp.take_along_axis(log_probs, action[:, None], -1)[:, 0]
     return log_prob, sac.entropy(output, mask)
@@ -294,6 +298,6 @@ class PPO:
 
   def played(self, state: State) -> learner_lib.LearnedPolicy:
     """The softmax policy of the logits (discrete), or the deterministic
-    action tanh(mean) (continuous)."""
+    action, the mean clipped to [-1, 1] (continuous)."""
     return learner_lib.LearnedPolicy(self._played_apply,
                                      state.train.params.policy)
