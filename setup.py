@@ -28,7 +28,8 @@ setuptools.setup(
         for nested in [""] + setuptools.find_packages(where=name)
     ],
     package_data={"open_spiel_ext.games.puzzles": ["data/*.txt"],
-                  "open_spiel_ext.algorithms.deepcubea": ["models/*.npz"]},
+                  "open_spiel_ext.algorithms.deepcubea": ["models/*.npz"],
+                  "open_spiel_ext.algorithms.hanabi": ["weights/*.npz"]},
     package_dir={"open_spiel_ext": "open_spiel_ext"} |
     {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
     install_requires=[
@@ -42,8 +43,9 @@ setuptools.setup(
         "matplotlib",
     ],
     extras_require={
-        # Ray too, so that CI runs the Ray executor's tests (about 20 s).
-        "test": ["pytest", "ray"],
+        # Ray too, so that CI runs the Ray executor's tests (about 20 s);
+        # pytest-xdist runs the suite on both cores of a CI machine.
+        "test": ["pytest", "pytest-xdist", "ray"],
         # OpenSpiel's JaxCFR and JAX NFSP baselines import these.
         "benchmarks": ["chex", "flax", "orbax-checkpoint", "etils"],
         "ray": ["ray"],

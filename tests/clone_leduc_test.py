@@ -66,6 +66,7 @@ def test_one_clone_tree_is_leducs():
       information_states=936)
 
 
+@pytest.mark.slow
 def test_two_clone_tree_has_leducs_information_states():
   counts = conformance.check_whole_tree(
       pyspiel.load_game("xdo_clone_leduc(clones=2)"))
@@ -100,6 +101,7 @@ def _cfr_plus_value(game: pyspiel.Game, iterations: int) -> tuple[float, float]:
   return value, pyspiel.exploitability(game, average)
 
 
+@pytest.mark.slow
 def test_one_clone_value_equals_leducs():
   value, exploitability = _cfr_plus_value(
       _cached_tree("xdo_clone_leduc(clones=1)"), 1000)

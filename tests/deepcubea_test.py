@@ -140,6 +140,7 @@ def test_greedy_evaluation_of_the_shipped_two_by_two_model():
   assert 0.5 < values[0] < 1.5 < values[1] < 4.0
 
 
+@pytest.mark.slow
 def test_bwas_with_an_admissible_heuristic_is_optimal():
   engine = rubiks_cube.BatchedCube(2)
   cube = rubiks_cube.RubiksCube(2)

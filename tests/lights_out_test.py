@@ -117,7 +117,7 @@ def _breadth_first_distances(size: int) -> dict[int, int]:
   return distances
 
 
-@pytest.mark.parametrize("size", [3, 4])
+@pytest.mark.parametrize("size", [3, pytest.param(4, marks=pytest.mark.slow)])
 def test_gf2_is_optimal_against_breadth_first_search(size):
   distances = _breadth_first_distances(size)
   squares = size * size

@@ -187,6 +187,7 @@ def _learned_run(directory, variant="nxdo"):
   return nxdo.NXDO(game, env, oracle, solver, variant, directory=directory)
 
 
+@pytest.mark.slow
 def test_learned_nxdo_resumes_its_run(tmp_path):
   run = _learned_run(str(tmp_path))
   first = [run.step(), run.step()]

@@ -58,8 +58,12 @@ KUHN_RUNS = {
 }
 
 
-@pytest.mark.parametrize("algorithm", sorted(KUHN_RUNS))
-@pytest.mark.parametrize("opponent_name", ["uniform", "cfr+50"])
+# SAC and the CFR+ opponent take a quarter of a minute each: run with -m slow.
+@pytest.mark.parametrize("algorithm", [
+    pytest.param(name, marks=pytest.mark.slow) if name == "sac" else name
+    for name in sorted(KUHN_RUNS)])
+@pytest.mark.parametrize("opponent_name", [
+    "uniform", pytest.param("cfr+50", marks=pytest.mark.slow)])
 def test_learned_best_response_is_exactly_near_the_best(
     algorithm, opponent_name, kuhn_tree, cfr_average):
   opponent = (opponents.uniform() if opponent_name == "uniform" else
@@ -196,6 +200,7 @@ def test_nfsp_transitions_are_each_players_own():
   assert np.all(stored.reward[~done] == 0)
 
 
+@pytest.mark.slow
 def test_reservoir_keeps_a_uniform_sample():
   buffer = buffers.init(jnp.int32(0), capacity=100)
   key = jax.random.PRNGKey(0)

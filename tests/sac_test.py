@@ -62,6 +62,7 @@ def test_bad_configs_are_refused_naming_the_value(make_config, message):
     make_config()
 
 
+@pytest.mark.slow
 def test_illegal_actions_get_no_probability():
   """With logits that favour the illegal actions of Leduc's real masks (fold
   when nothing is owed, raise after the last raise), the policy gives them

@@ -98,9 +98,9 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
 
 
 @pytest.mark.parametrize("army,ply_limit,num_games,seed", [
-    ("barrage", 80, 1500, 0),
+    pytest.param("barrage", 80, 1500, 0, marks=pytest.mark.slow),
     ("barrage", 1000, 150, 1),
-    ("classic", 80, 500, 2),
+    pytest.param("classic", 80, 500, 2, marks=pytest.mark.slow),
     ("classic", 2000, 30, 3),
 ])
 def test_engines_agree_on_random_games(army, ply_limit, num_games, seed):

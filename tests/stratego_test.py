@@ -518,7 +518,8 @@ def test_opponent_setup_is_hidden_until_both_are_placed():
   assert states[0].observation_string(1).count("?") == BARRAGE.army_size
 
 
-@pytest.mark.parametrize("game_string", ["barrage_stratego", "stratego"])
+@pytest.mark.parametrize("game_string", [
+    pytest.param("barrage_stratego", marks=pytest.mark.slow), "stratego"])
 def test_full_length_random_games(game_string):
   """Default parameters: OpenSpiel's random simulation, serialization too."""
   conformance.check_random_simulation(pyspiel.load_game(game_string), 3)
