@@ -25,19 +25,21 @@ from absl import app
 from absl import flags
 import numpy as np
 
-from open_spiel_ext.algorithms.hanabi import rule_bot
+from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.hanabi import r2d2
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 
-BLUEPRINTS = ("rules",)
 SEARCHES = ("none", "sparta")
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
-_BLUEPRINT = flags.DEFINE_enum("blueprint", "rules", list(BLUEPRINTS),
-                               "The blueprint policy.")
+_BLUEPRINT = flags.DEFINE_string(
+    "blueprint", "rules", "The blueprint: 'rules' (the rule-based bot), a "
+    "shipped learned one of the preset (" + ", ".join(r2d2.STRENGTHS) +
+    "), or a weights file of hanabi_train.")
 _SEARCH = flags.DEFINE_enum("search", "none", list(SEARCHES),
                             "Search on top of the blueprint.")
 _GAMES = flags.DEFINE_integer("games", 100, "Games to play.", lower_bound=1)
@@ -54,8 +56,9 @@ cli.define_executor_flags()
 
 
 @functools.lru_cache(maxsize=None)
-def _engine(preset: str) -> engine_lib.HanabiEngine:
-  return engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
+def _blueprint(preset: str, name: str) -> blueprints.Blueprint:
+  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
+  return r2d2.blueprint_from_name(engine, preset, name)
 
 
 def deck(rules: engine_lib.Rules, seed: int, game: int) -> np.ndarray:
@@ -64,18 +67,19 @@ def deck(rules: engine_lib.Rules, seed: int, game: int) -> np.ndarray:
       rules.ordered_deck())
 
 
-def play(preset: str, game: int, seed: int, searcher: Optional[int],
-         settings: sparta.Settings) -> dict[str, Any]:
+def play(preset: str, blueprint_name: str, game: int, seed: int,
+         searcher: Optional[int], settings: sparta.Settings
+        ) -> dict[str, Any]:
   """One game (a task): its score, and with a searcher the search's
   figures and the blueprint's own score on the same deck."""
-  engine = _engine(preset)
-  cards = deck(engine.rules, seed, game)
-  alone = sparta.play_game(engine, rule_bot.act_as, cards, None)
+  blueprint = _blueprint(preset, blueprint_name)
+  cards = deck(blueprint.engine.rules, seed, game)
+  alone = sparta.play_game(blueprint, cards, None)
   result = {"game": game, "blueprint_score": alone.score}
   if searcher is None:
     return {**result, "score": alone.score}
-  searched = sparta.play_game(engine, rule_bot.act_as, cards, searcher,
-                              settings, seed=int(
+  searched = sparta.play_game(blueprint, cards, searcher, settings,
+                              seed=int(
                                   np.random.SeedSequence([seed, game])
                                   .generate_state(1)[0]))
   return {**result, "score": searched.score,
@@ -123,10 +127,12 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     settings = sparta.Settings(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
                                threshold=_THRESHOLD.value)
+  with cli.user_input("blueprint"):
+    _blueprint(_PRESET.value, _BLUEPRINT.value)
   games = []
   with cli.executor_from_flags() as executor:
-    futures = [executor.submit(play, _PRESET.value, game, _SEED.value,
-                               searcher, settings)
+    futures = [executor.submit(play, _PRESET.value, _BLUEPRINT.value, game,
+                               _SEED.value, searcher, settings)
                for game in range(_GAMES.value)]
     for future in executors.as_completed(futures):
       games.append(future.result())

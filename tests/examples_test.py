@@ -160,6 +160,7 @@ def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
   assert (tmp_path / "baselines.png").exists()
 
 
+@pytest.mark.slow
 def test_nfsp_example_policy_loads_into_openspiel_with_its_exploitability(
     tmp_path):
   flags = ("--game=kuhn_poker", "--steps=4000", "--eval_every=2000",
@@ -178,6 +179,7 @@ def test_nfsp_example_policy_loads_into_openspiel_with_its_exploitability(
   assert "resuming from" in _run_example("nfsp", *flags)
 
 
+@pytest.mark.slow
 def test_best_response_example_reports_exact_values(tmp_path):
   output = _run_example("best_response", "--game=kuhn_poker",
                         "--opponent=cfr+:20", "--steps=2000",
@@ -192,6 +194,7 @@ def test_best_response_example_reports_exact_values(tmp_path):
 
 @pytest.mark.skipif(ray is None, reason="Ray is not installed "
                     "(pip install '.[ray]')")
+@pytest.mark.slow
 def test_p2sro_example_runs_leduc_end_to_end_on_ray(tmp_path):
   output = _run_example(
       "p2sro", "--game=leduc_poker", "--executor=ray", "--workers=2",
@@ -236,6 +239,7 @@ def test_nxdo_example_solves_kuhn_with_exact_oracles_and_resumes(tmp_path):
   assert (tmp_path / "nxdo.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
     tmp_path):
   flags = ("--preset=small", "--games=2", "--workers=1", "--seed=3")
@@ -251,3 +255,20 @@ def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
   for game in searched["games"]:
     assert 0 <= game["score"] <= 10 and game["searcher_moves"] > 0
   assert searched["settings"]["threshold"] == 0.05
+
+
+@pytest.mark.slow
+def test_hanabi_train_writes_weights_that_hanabi_play_reads(tmp_path):
+  output = _run_example(
+      "hanabi_train", "--preset=small", "--num_envs=8", "--lstm_size=16",
+      "--max_moves=640", "--eval_every=320", "--eval_games=20",
+      f"--output_dir={tmp_path}")
+  assert output.count("greedy") == 2 and "strong:" in output
+  assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == 2
+  assert (tmp_path / "scores.png").exists()
+  output = _run_example("hanabi_play", "--preset=small", "--games=2",
+                        "--workers=1", f"--blueprint={tmp_path}/strong.npz",
+                        f"--output_dir={tmp_path / 'play'}")
+  assert output.count("game ") == 2
+  results = json.loads((tmp_path / "play" / "results.json").read_text())
+  assert results["blueprint"] == f"{tmp_path}/strong.npz"

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 
 from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import rule_bot
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
 ENGINE = engine_lib.HanabiEngine(engine_lib.Rules.from_preset("small"))
+RULES = blueprints.RuleBlueprint(ENGINE)
 SMALL_BUDGET = sparta.Settings(rollouts=400, batch=64)
 
 
@@ -30,8 +32,7 @@ def _searcher_positions(games: int, searcher: int = 1):
       state = ENGINE.step(state, jnp.asarray([action], jnp.int32))
       after = beliefs.row(state)
       if not bool(after.terminated):
-        belief = beliefs.update(ENGINE, rule_bot.act_as, belief, game, action,
-                                after)
+        belief = beliefs.update(RULES, belief, game, (), action, after)
       game = after
   return positions
 
@@ -43,7 +44,7 @@ def test_rollouts_play_the_blueprint_to_the_end():
   state = ENGINE.deal(jnp.asarray(decks))
   total = np.zeros(8)
   first = rule_bot.act(ENGINE, state)
-  scored = sparta._rollout(ENGINE, rule_bot.act_as)(state, first)  # pylint: disable=protected-access
+  scored = sparta._rollout(RULES)((), state, (), first)  # pylint: disable=protected-access
   while not np.asarray(state.terminated).all():
     state = ENGINE.step(state, rule_bot.act(ENGINE, state))
     total += np.asarray(state.rewards[:, 0])
@@ -54,8 +55,7 @@ def test_search_picks_legal_moves_and_keeps_the_blueprint_unless_it_gains():
   rng = np.random.default_rng(2)
   for state, game, belief in _searcher_positions(2)[:8]:
     legal = np.flatnonzero(np.asarray(game.legal_action_mask))
-    decision = sparta.search(ENGINE, rule_bot.act_as, game, belief,
-                             SMALL_BUDGET, rng)
+    decision = sparta.search(RULES, game, (), belief, SMALL_BUDGET, rng)
     assert decision.action in legal
     assert decision.blueprint_action == int(rule_bot.act(ENGINE, state)[0])
     if decision.action != decision.blueprint_action:
@@ -63,7 +63,7 @@ def test_search_picks_legal_moves_and_keeps_the_blueprint_unless_it_gains():
               decision.means[decision.blueprint_action])
       assert gain > SMALL_BUDGET.threshold
     stubborn = sparta.search(
-        ENGINE, rule_bot.act_as, game, belief,
+        RULES, game, (), belief,
         sparta.Settings(rollouts=200, batch=64, threshold=100.0), rng)
     assert stubborn.action == stubborn.blueprint_action
 
@@ -94,5 +94,5 @@ def test_bad_settings_are_refused(settings, message):
 def test_a_batch_smaller_than_the_legal_moves_is_refused():
   _, game, belief = _searcher_positions(1)[0]
   with pytest.raises(ValueError, match="batch=2 < "):
-    sparta.search(ENGINE, rule_bot.act_as, game, belief,
-                  sparta.Settings(batch=2), np.random.default_rng(0))
+    sparta.search(RULES, game, (), belief, sparta.Settings(batch=2),
+                  np.random.default_rng(0))

@@ -150,10 +150,11 @@ PLOT_FLOOR = 1e-7
 
 def plot_curves(path: str, panels: Sequence[tuple[str, str]],
                 curves: Iterable[tuple[str, Sequence[Sequence[float]]]],
-                title: str, ylabel: str = "exploitability") -> None:
-  """One log-scale panel per x-axis; each curve gives one x series per panel.
+                title: str, ylabel: str = "exploitability",
+                yscale: str = "log") -> None:
+  """One panel per x-axis; each curve gives one x series per panel.
 
-  Values below PLOT_FLOOR are drawn at it.
+  On the log y scale (the default), values below PLOT_FLOOR are drawn at it.
 
   Args:
     path: the PNG to write.
@@ -161,18 +162,20 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
     curves: (name, [x values for panel 0, for panel 1, ..., y values]).
     title: the figure's title.
     ylabel: the y axis label.
+    yscale: "log" or "linear".
   """
   fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5),
                            squeeze=False)
   for name, series in curves:
     *xs, ys = series
-    ys = np.maximum(ys, PLOT_FLOOR)
+    if yscale == "log":
+      ys = np.maximum(ys, PLOT_FLOOR)
     for axis, x in zip(axes[0], xs):
       axis.plot(x, ys, marker=".", label=name)
   for axis, (xlabel, xscale) in zip(axes[0], panels):
     axis.set_xlabel(xlabel)
     axis.set_xscale(xscale)
-    axis.set_yscale("log")
+    axis.set_yscale(yscale)
     axis.set_ylabel(ylabel)
     axis.grid(True, which="both", alpha=0.3)
     axis.legend()

@@ -12,26 +12,26 @@ deterministic blueprint only rule hands in or out.
 
 The belief follows the game move by move (`update`): a partner's move keeps
 the hands with which the blueprint chooses it (evaluated in batches on the
-engine, with each hand in turn placed in the real state); the player's own
+engine, with each hand in turn placed in the real state and the blueprint's
+memory of the real game, which is public); the player's own
 play or discard keeps the hands that held the revealed card there, removes
 it and appends every card the new one may be; hints and draws leave the
 hands that are still possible.
 """
 
 import functools
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
-# What a blueprint plays for a batch of states: (engine, states, movers
-# [B]) -> [B] actions.
-Blueprint = Callable[[engine_lib.HanabiEngine, engine_lib.HanabiState,
-                      jax.Array], jax.Array]
-CHUNK = 1 << 14  # Hands evaluated by the blueprint at once.
+# Hands evaluated by the blueprint at once: a batch is padded to the
+# smallest of these sizes that holds it (a compilation each, at most).
+CHUNKS = (1 << 8, 1 << 11, 1 << 14)
 
 
 class Belief(NamedTuple):
@@ -120,48 +120,58 @@ def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
 
 
 @functools.lru_cache(maxsize=None)
-def _choices(engine: engine_lib.HanabiEngine, blueprint: Blueprint):
-  """The jitted function: the blueprint's move in a game for each of a
-  chunk of hands of one player."""
+def _choices(blueprint: blueprints.Blueprint):
+  """The jitted function: the blueprint's move in a game (and its memory)
+  for each of a chunk of hands of one player."""
+  engine = blueprint.engine
 
-  def choose(game, player, mover, hands):
-    states = jax.tree.map(lambda x: jnp.broadcast_to(x, (len(hands),) +
-                                                     x.shape), game)
+  def choose(params, game, memory, player, mover, hands):
+    def broadcast(x):
+      return jnp.broadcast_to(x, (len(hands),) + x.shape)
+
+    states = jax.tree.map(broadcast, game)
     states = states._replace(hands=states.hands.at[:, player].set(
         hands.astype(jnp.int32)))
-    states = states._replace(
-        legal_action_mask=engine.legal_actions_of(states))
-    return blueprint(engine, states, jnp.full(len(hands), mover))
+    if blueprint.reads_observations:
+      states = engine.observe(states)
+    else:
+      states = states._replace(
+          legal_action_mask=engine.legal_actions_of(states))
+    return blueprint.act(params, jax.tree.map(broadcast, memory), states,
+                         jnp.full(len(hands), mover))
 
   return jax.jit(choose)
 
 
-def blueprint_moves(engine: engine_lib.HanabiEngine, blueprint: Blueprint,
-                    game: engine_lib.HanabiState, belief: Belief,
-                    mover: int) -> np.ndarray:
-  """[N] the move `mover`'s blueprint makes in `game` (a `row`) if the
-  belief's player holds each of the belief's hands."""
-  choose = _choices(engine, blueprint)
+def blueprint_moves(blueprint: blueprints.Blueprint,
+                    game: engine_lib.HanabiState, memory: blueprints.Memory,
+                    belief: Belief, mover: int) -> np.ndarray:
+  """[N] the move `mover`'s blueprint makes in `game` (a `row`, with its
+  memory, a `row` too) if the belief's player holds each of the belief's
+  hands."""
+  choose = _choices(blueprint)
   hands = belief.hands
   moves = []
-  for start in range(0, len(hands), CHUNK):
-    chunk = hands[start:start + CHUNK]
-    padded = np.concatenate([chunk, np.repeat(chunk[-1:], CHUNK - len(chunk),
+  for start in range(0, len(hands), CHUNKS[-1]):
+    chunk = hands[start:start + CHUNKS[-1]]
+    size = next(size for size in CHUNKS if size >= len(chunk))
+    padded = np.concatenate([chunk, np.repeat(chunk[-1:], size - len(chunk),
                                               axis=0)])
-    moves.append(np.asarray(choose(game, belief.player, mover,
+    moves.append(np.asarray(choose(blueprint.params, game, memory,
+                                   belief.player, mover,
                                    jnp.asarray(padded)))[:len(chunk)])
   return np.concatenate(moves) if moves else np.zeros(0, np.int32)
 
 
-def update(engine: engine_lib.HanabiEngine, blueprint: Blueprint,
-           belief: Belief, before: engine_lib.HanabiState, action: int,
-           after: engine_lib.HanabiState) -> Belief:
-  """The belief after the move `action` took game `before` (a `row`) to
-  `after` (a `row`; not finished)."""
-  rules = engine.rules
+def update(blueprint: blueprints.Blueprint, belief: Belief,
+           before: engine_lib.HanabiState, memory: blueprints.Memory,
+           action: int, after: engine_lib.HanabiState) -> Belief:
+  """The belief after the move `action` took game `before` (a `row`, with
+  the blueprint's memory there) to `after` (a `row`; not finished)."""
+  rules = blueprint.engine.rules
   mover = int(before.current_player)
   if mover != belief.player:
-    moves = blueprint_moves(engine, blueprint, before, belief, mover)
+    moves = blueprint_moves(blueprint, before, memory, belief, mover)
     belief = belief._replace(hands=belief.hands[moves == action])
   elif action < 2 * rules.hand_size:  # The player's own discard or play.
     slot = action % rules.hand_size

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
 
@@ -58,25 +59,16 @@ class Decision(NamedTuple):
 
 
 @functools.lru_cache(maxsize=None)
-def _rollout(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint):
+def _rollout(blueprint: blueprints.Blueprint):
   """The jitted rollouts: each game takes its first action, then everyone
   plays the blueprint to the end; returns each game's points scored."""
+  engine = blueprint.engine
 
-  def run(states, first):
+  def run(params, states, memory, first):
     states = engine.step(states, first)
-    scored = states.rewards[:, 0]
-
-    def going(carry):
-      return ~carry[0].terminated.all()
-
-    def move(carry):
-      states, scored = carry
-      actions = blueprint(engine, states,
-                          jnp.maximum(states.current_player, 0))
-      states = engine.step(states, jnp.where(states.terminated, 0, actions))
-      return states, scored + states.rewards[:, 0]
-
-    return jax.lax.while_loop(going, move, (states, scored))[1]
+    memory = blueprint.remember(params, memory, states)
+    return states.rewards[:, 0] + blueprints.play_out(blueprint, params,
+                                                      states, memory)
 
   return jax.jit(run)
 
@@ -105,7 +97,8 @@ class _Stats:
                     np.sqrt(variance / np.maximum(self.count, 1)))
 
 
-def sample_games(engine: engine_lib.HanabiEngine, game: engine_lib.HanabiState,
+def sample_games(engine: engine_lib.HanabiEngine,
+                 game: engine_lib.HanabiState,
                  belief: beliefs.Belief, count: int,
                  rng: np.random.Generator) -> engine_lib.HanabiState:
   """`count` games like `game` (a `row`) with the belief's player holding
@@ -128,14 +121,22 @@ def sample_games(engine: engine_lib.HanabiEngine, game: engine_lib.HanabiState,
   return states._replace(hands=hands, deck=decks)
 
 
-def search(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
-           game: engine_lib.HanabiState, belief: beliefs.Belief,
+def _batch_of(row, size: int):
+  """A `row` (no batch axis) repeated `size` times, as JAX arrays."""
+  return jax.tree.map(lambda x: jnp.broadcast_to(jnp.asarray(x),
+                                                 (size,) + np.shape(x)), row)
+
+
+def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
+           memory: blueprints.Memory, belief: beliefs.Belief,
            settings: Settings, rng: np.random.Generator) -> Decision:
-  """The searcher's move in `game` (a `row`, the searcher to move)."""
+  """The searcher's move in `game` (a `row`, the searcher to move; `memory`
+  the blueprint's there, a `row` too)."""
   started = time.perf_counter()
-  batch = jax.tree.map(lambda x: np.asarray(x)[None], game)
-  chosen = int(blueprint(engine, batch, jnp.asarray(
-      [belief.player]))[0])
+  engine = blueprint.engine
+  chosen = int(blueprints.jitted(blueprint).act(
+      blueprint.params, _batch_of(memory, 1), _batch_of(game, 1),
+      jnp.asarray([belief.player]))[0])
   legal = np.flatnonzero(np.asarray(game.legal_action_mask))
   if settings.batch < len(legal):
     raise ValueError(f"a batch of rollouts must hold one per legal move: "
@@ -143,7 +144,8 @@ def search(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
   stats = _Stats(len(legal))
   bonus = np.where(legal == chosen, settings.threshold, 0.0)
   active = np.ones(len(legal), bool)
-  rollout = _rollout(engine, blueprint)
+  rollout = _rollout(blueprint)
+  rollout_memory = _batch_of(memory, settings.batch)
   done = 0
   while len(legal) > 1 and active.sum() > 1 and done < settings.rollouts:
     # Rows g·|moves| + j play move j in sampled game g; the batch is padded
@@ -156,7 +158,8 @@ def search(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
     states = engine.observe(jax.tree.map(
         lambda x: jnp.asarray(x[rows // len(moves)]), sampled))
     first = legal[moves][rows % len(moves)].astype(np.int32)
-    scores = np.asarray(rollout(states, jnp.asarray(first)))[:used]
+    scores = np.asarray(rollout(blueprint.params, states, rollout_memory,
+                                jnp.asarray(first)))[:used]
     for position, move in enumerate(moves):
       stats.add(move, scores[position::len(moves)])
     done += used
@@ -177,34 +180,38 @@ class GameResult(NamedTuple):
   search_seconds: float  # Spent searching, over the searcher's moves.
 
 
-def play_game(engine: engine_lib.HanabiEngine, blueprint: beliefs.Blueprint,
-              deck: np.ndarray, searcher: Optional[int],
-              settings: Settings = Settings(), seed: int = 0) -> GameResult:
+def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
+              searcher: Optional[int], settings: Settings = Settings(),
+              seed: int = 0) -> GameResult:
   """One game dealt from `deck`: everyone plays the blueprint, except the
   `searcher` (None: no one), which searches with SPARTA."""
   rng = np.random.default_rng(seed)
+  if searcher is None:  # The whole game in one jitted self-play.
+    return GameResult(float(blueprints.self_play_scores(
+        blueprint, np.asarray(deck)[None])[0]), 0, 0, 0.0)
+  params, engine = blueprint.params, blueprint.engine
+  calls = blueprints.jitted(blueprint)
   state = engine.deal(jnp.asarray(deck, jnp.int32)[None])
-  if searcher is None:  # The whole game in one jitted rollout.
-    first = blueprint(engine, state, state.current_player)
-    return GameResult(float(_rollout(engine, blueprint)(state, first)[0]),
-                      0, 0, 0.0)
+  memory = calls.start(params, state)
   game = beliefs.row(state)
   belief = beliefs.initial(engine.rules, game, searcher)
   score, moves, deviations, seconds = 0.0, 0, 0, 0.0
   while not bool(game.terminated):
     if int(game.current_player) == searcher:
-      decision = search(engine, blueprint, game, belief, settings, rng)
+      decision = search(blueprint, game, beliefs.row(memory), belief,
+                        settings, rng)
       action = decision.action
       moves += 1
       deviations += decision.action != decision.blueprint_action
       seconds += decision.seconds
     else:
-      action = int(blueprint(engine, state, jnp.maximum(
-          state.current_player, 0))[0])
+      action = int(calls.moves(params, memory, state)[0])
     state = engine.step(state, jnp.asarray([action], jnp.int32))
     after = beliefs.row(state)
     score += float(after.rewards[0])
     if not bool(after.terminated):
-      belief = beliefs.update(engine, blueprint, belief, game, action, after)
+      belief = beliefs.update(blueprint, belief, game, beliefs.row(memory),
+                              action, after)
+    memory = calls.remember(params, memory, state)
     game = after
   return GameResult(score, moves, deviations, seconds)

@@ -1,0 +1,150 @@
+"""The policies every Hanabi player follows, as search needs them.
+
+A `Blueprint` plays every seat of a batch of games on the engine. It keeps a
+`memory` of the game so far that depends on public information only (the
+learned blueprints' LSTM state over the public features; nothing for the
+rule-based bot), so that a searcher can ask what a player would do in the
+same game with another hand: only the private part is recomputed, and the
+memory is shared by every sampled hand. Its calls are pure and jittable and
+take its parameters (`blueprint.params`) explicitly, so that jitted code
+compiled for one blueprint serves another of the same kind (`key`):
+
+- `start(params, states)`: the memory of freshly dealt games;
+- `remember(params, memory, states)`: the memory once a step led to
+  `states`;
+- `act(params, memory, states, movers)`: what each game's `movers` would
+  play.
+
+`reads_observations` says whether `act` reads `states.observation` (then a
+caller that changes hands by hand must call `engine.observe` first).
+
+`RuleBlueprint` wraps `rule_bot`; `r2d2.LearnedBlueprint` is the learned
+one. `jitted` compiles a blueprint's calls, `play_out` plays games to the
+end, `self_play_scores` whole games from decks.
+"""
+
+import abc
+import functools
+from typing import Any, Callable, Hashable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.algorithms.hanabi import rule_bot
+from open_spiel_ext.games.hanabi import engine as engine_lib
+
+Memory = Any  # A pytree with the batch axis first.
+
+
+class Blueprint(abc.ABC):
+  """A policy of every player with a public memory (module docstring)."""
+
+  reads_observations: bool = True
+  params: Any = ()
+
+  def __init__(self, engine: engine_lib.HanabiEngine):
+    self.engine = engine
+
+  @property
+  def key(self) -> Hashable:
+    """Equal for blueprints that differ only in their parameters."""
+    return (type(self), id(self.engine))
+
+  def __eq__(self, other: Any) -> bool:
+    return isinstance(other, Blueprint) and self.key == other.key
+
+  def __hash__(self) -> int:
+    return hash(self.key)
+
+  @abc.abstractmethod
+  def start(self, params: Any, states: engine_lib.HanabiState) -> Memory:
+    """The memory of games just dealt."""
+
+  @abc.abstractmethod
+  def remember(self, params: Any, memory: Memory,
+               states: engine_lib.HanabiState) -> Memory:
+    """The memory after a step led to `states`."""
+
+  @abc.abstractmethod
+  def act(self, params: Any, memory: Memory, states: engine_lib.HanabiState,
+          movers: jax.Array) -> jax.Array:
+    """[B] what player `movers[b]` would play in game b (were it to move)."""
+
+  def moves(self, params: Any, memory: Memory,
+            states: engine_lib.HanabiState) -> jax.Array:
+    """[B] each game's move for its player to move (0 in finished games)."""
+    movers = jnp.maximum(states.current_player, 0)
+    return jnp.where(states.terminated, 0,
+                     self.act(params, memory, states, movers))
+
+
+class RuleBlueprint(Blueprint):
+  """The rule-based convention bot (`rule_bot.py`); it needs no memory."""
+
+  reads_observations = False
+
+  def start(self, params, states):
+    return ()
+
+  def remember(self, params, memory, states):
+    return ()
+
+  def act(self, params, memory, states, movers):
+    return rule_bot.act_as(self.engine, states, movers)
+
+
+class Jitted(NamedTuple):
+  """A blueprint's calls, jitted (`jitted`)."""
+  start: Callable[..., Memory]
+  remember: Callable[..., Memory]
+  act: Callable[..., jax.Array]
+  moves: Callable[..., jax.Array]
+
+
+@functools.lru_cache(maxsize=None)
+def jitted(blueprint: Blueprint) -> Jitted:
+  """The blueprint's calls compiled once for its kind (they take the
+  parameters as their first argument, as the methods do)."""
+  return Jitted(jax.jit(blueprint.start), jax.jit(blueprint.remember),
+                jax.jit(blueprint.act), jax.jit(blueprint.moves))
+
+
+def play_out(blueprint: Blueprint, params: Any, states: engine_lib.HanabiState,
+             memory: Memory) -> jax.Array:
+  """[B] the points everyone playing the blueprint scores from `states` (and
+  their memory) to the end of each game (jittable)."""
+  engine = blueprint.engine
+  if engine.auto_reset:
+    raise ValueError("play_out needs an engine without auto_reset (its "
+                     "games would never end)")
+
+  def going(carry):
+    return ~carry[0].terminated.all()
+
+  def move(carry):
+    states, memory, scored = carry
+    states = engine.step(states, blueprint.moves(params, memory, states))
+    return (states, blueprint.remember(params, memory, states),
+            scored + states.rewards[:, 0])
+
+  scored = jnp.zeros(states.terminated.shape)
+  return jax.lax.while_loop(going, move, (states, memory, scored))[2]
+
+
+@functools.lru_cache(maxsize=None)
+def _self_play(blueprint: Blueprint):
+  """Jitted: whole games dealt from decks, their scores."""
+
+  def run(params, decks):
+    states = blueprint.engine.deal(decks)
+    return play_out(blueprint, params, states,
+                    blueprint.start(params, states))
+
+  return jax.jit(run)
+
+
+def self_play_scores(blueprint: Blueprint, decks: np.ndarray) -> np.ndarray:
+  """[N] the blueprint's self-play score on each deck ([N, deck_size])."""
+  return np.asarray(_self_play(blueprint)(blueprint.params,
+                                          jnp.asarray(decks, jnp.int32)))
