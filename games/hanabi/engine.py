@@ -280,7 +280,46 @@ class HanabiEngine:
   def _step(self, state: HanabiState, actions: jax.Array) -> HanabiState:
     """The player to move in each game takes its action (see the module
     docstring; a finished game stays as it is unless auto-reset)."""
-    return jax.vmap(self._step_one)(state, jnp.asarray(actions, jnp.int32))
+    actions = jnp.asarray(actions, jnp.int32)
+    if not self.auto_reset:
+      return jax.vmap(self._step_one)(state, actions)
+    moved = jax.vmap(self._move)(state, actions)
+    deck_keys, keys = _split_keys(moved.key)
+    decks = self._next_decks(deck_keys, moved.terminated)
+    return jax.vmap(self._reset_one)(moved, decks, keys)
+
+  def _next_decks(self, deck_keys: jax.Array,
+                  ended: jax.Array) -> jax.Array:
+    """[B, deck_size] the shuffled decks of the games that ended (rows of
+    the others are unused). A shuffle costs as much as the rest of a step,
+    so only the ended games' are drawn: up to an eighth of the batch, or
+    every game's when more ended at once."""
+    batch = ended.shape[0]
+    most = max(1, batch // 8)
+
+    def shuffle(keys):
+      return jax.vmap(lambda k: jax.random.permutation(
+          k, self._ordered_deck))(keys)
+
+    def some(_):
+      rows = jnp.nonzero(ended, size=most, fill_value=batch)[0]
+      drawn = shuffle(deck_keys[jnp.minimum(rows, batch - 1)])
+      empty = jnp.zeros((batch, self.rules.deck_size), jnp.int32)
+      return empty.at[rows].set(drawn, mode="drop")
+
+    return jax.lax.cond(ended.sum() > most, lambda _: shuffle(deck_keys),
+                        some, None)
+
+  def _reset_one(self, moved: HanabiState, deck: jax.Array,
+                 key: jax.Array) -> HanabiState:
+    """A game after its move: shown as is, or (auto-reset) a fresh game
+    dealt from `deck` where it ended; observations made once, of the state
+    shown."""
+    fresh = self._fresh(deck, key)._replace(rewards=moved.rewards)
+    shown = jax.tree.map(lambda a, b: jnp.where(moved.terminated, a, b),
+                         fresh, moved)
+    return self._observe(shown._replace(terminated=jnp.bool_(False))
+                        )._replace(terminated=moved.terminated)
 
   def checked_step(self, state: HanabiState,
                    actions: jax.Array) -> HanabiState:
@@ -291,18 +330,8 @@ class HanabiEngine:
     return self.step(state, actions)
 
   def _step_one(self, state: HanabiState, action: jax.Array) -> HanabiState:
-    """One game's step; the observations are made once, of the state the
-    step shows (with auto-reset, a fresh game's where this one ended)."""
+    """One game's step without auto-reset (a finished game stays)."""
     moved = self._move(state, action)
-    if self.auto_reset:
-      deck_key, key = jax.random.split(moved.key)
-      fresh = self._fresh(jax.random.permutation(deck_key,
-                                                 self._ordered_deck), key)
-      fresh = fresh._replace(rewards=moved.rewards)
-      shown = jax.tree.map(lambda a, b: jnp.where(moved.terminated, a, b),
-                           fresh, moved)
-      return self._observe(shown._replace(terminated=jnp.bool_(False))
-                          )._replace(terminated=moved.terminated)
     return self._observe(jax.tree.map(
         lambda a, b: jnp.where(state.terminated, a, b),
         state._replace(rewards=jnp.zeros_like(state.rewards)), moved))
@@ -448,7 +477,7 @@ class HanabiEngine:
     order = (observer + jnp.arange(p)) % p  # Players by offset.
     hands = state.hands[order]
     present = hands >= 0
-    cards = jax.nn.one_hot(hands[1:], b) * present[1:, :, None]
+    cards = _one_hot(hands[1:], b) & present[1:, :, None]
     deck_left = rules.deck_size - state.dealt
     last = state.last
     acted = last.actor >= 0
@@ -456,33 +485,39 @@ class HanabiEngine:
     plausible = (state.color_plausible[order][..., :, None] &
                  state.rank_plausible[order][..., None, :]).reshape(p, h, b)
     knowledge = jnp.concatenate([
-        plausible, jax.nn.one_hot(state.color_hint[order], rules.colors),
-        jax.nn.one_hot(state.rank_hint[order], rules.ranks)], axis=-1)
+        plausible, _one_hot(state.color_hint[order], rules.colors),
+        _one_hot(state.rank_hint[order], rules.ranks)], axis=-1)
     sections = [
         cards.ravel(),
         ~present.all(axis=1),
         jnp.arange(rules.deck_size - p * h) < deck_left,
-        jax.nn.one_hot(state.fireworks - 1, rules.ranks).ravel(),
+        _one_hot(state.fireworks - 1, rules.ranks).ravel(),
         jnp.arange(rules.max_information_tokens) < state.information,
         jnp.arange(rules.max_life_tokens) < state.lives,
         self._discard_copy < state.discarded[self._discard_card],
         # The last move.
-        jax.nn.one_hot(jnp.where(acted, (last.actor - observer) % p, _NONE),
+        _one_hot(jnp.where(acted, (last.actor - observer) % p, _NONE),
                        p),
-        jax.nn.one_hot(last.kind, 4),
-        jax.nn.one_hot(jnp.where(last.target >= 0,
+        _one_hot(last.kind, 4),
+        _one_hot(jnp.where(last.target >= 0,
                                  (last.target - observer) % p, _NONE), p),
-        jax.nn.one_hot(jnp.where(last.kind == REVEAL_COLOR, last.value,
+        _one_hot(jnp.where(last.kind == REVEAL_COLOR, last.value,
                                  _NONE), rules.colors),
-        jax.nn.one_hot(jnp.where(last.kind == REVEAL_RANK, last.value,
+        _one_hot(jnp.where(last.kind == REVEAL_RANK, last.value,
                                  _NONE), rules.ranks),
         last.revealed,
-        jax.nn.one_hot(last.slot, h),
-        jax.nn.one_hot(last.card, b),
+        _one_hot(last.slot, h),
+        _one_hot(last.card, b),
         jnp.stack([is_play & last.scored, is_play & last.gained_token]),
-        (knowledge * present[..., None]).ravel(),
+        (knowledge & present[..., None]).ravel(),
     ]
-    return jnp.concatenate([s.astype(jnp.float32).ravel() for s in sections])
+    # Built in bools, converted once (a quarter of the memory traffic).
+    return jnp.concatenate([s.ravel() for s in sections]).astype(jnp.float32)
+
+
+def _one_hot(values: jax.Array, size: int) -> jax.Array:
+  """[..., size] bools; all False for values outside [0, size) (-1: none)."""
+  return values[..., None] == jnp.arange(size)
 
 
 def _score(fireworks: jax.Array, lives: jax.Array) -> jax.Array:
