@@ -269,7 +269,8 @@ class Trainer:
     self._update = training.make_update(self._loss, self.optimizer)
     self.collect = jax.jit(self._collect)
     self.learn = jax.jit(self._learn)
-    self.store = jax.jit(self._store)
+    # The ring is updated in place (else each store copies all of it).
+    self.store = jax.jit(self._store, donate_argnums=0)
 
   def init(self, key: jax.Array) -> tuple[training.TrainState, Actors]:
     net_key, env_key = jax.random.split(key)
