@@ -26,7 +26,8 @@ The target network is copied every `target_update_every` updates.
 decks), a weights snapshot per evaluation, and resumes from its checkpoint;
 `examples/hanabi_train.py` is its command line. Weights files
 (`save_weights`, `load_weights`) hold the parameters in float16 with the
-rules and the network's settings; `blueprints.load` plays them.
+rules and the network's settings; `LearnedBlueprint` (`load_blueprint`,
+`blueprint_from_name`) plays them as a `blueprints.Blueprint`.
 """
 
 import dataclasses
