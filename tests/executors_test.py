@@ -112,6 +112,16 @@ def test_shutdown_with_cancel_stops_at_once_and_keeps_results(executor):
       future.result(timeout=0)
 
 
+@pytest.fixture(name="ctrl_c_raises")
+def ctrl_c_raises_fixture():
+  """Python's own SIGINT handler for the test, also where this process came
+  in ignoring SIGINT (a shell's background job)."""
+  previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+  yield
+  signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_an_interrupt_while_shutdown_waits_stops_the_tasks(executor):
   running = executor.submit(time.sleep, 60)
   _wait_until(running.running)
@@ -189,6 +199,12 @@ def _left_after(token: str, seconds: float) -> dict[int, str]:
   return left
 
 
+def _interruptible() -> None:
+  """Lets Ctrl-C reach a child even where this process ignores SIGINT (a
+  shell's background job), as it would from a terminal."""
+  signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_example(backend: str, token: str, output_dir) -> tuple[
     subprocess.Popen, list[str]]:
   """The baselines example, two long jobs at once, in a session of its own,
@@ -201,7 +217,8 @@ def _start_example(backend: str, token: str, output_dir) -> tuple[
          "--runs=4", "--episodes=100000000", "--eval_every=1000",
          f"--executor={backend}", "--workers=2", f"--output_dir={output_dir}"],
         stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=output_dir,
-        env=dict(os.environ, **{_MARKER: token}), start_new_session=True)
+        env=dict(os.environ, **{_MARKER: token}), start_new_session=True,
+        preexec_fn=_interruptible)
   lines = []
   threading.Thread(target=lambda: lines.extend(process.stdout),
                    daemon=True).start()
