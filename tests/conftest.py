@@ -1,5 +1,6 @@
 """Pytest setup: the tests run against the installed package, never the
-sources; spawned workers share a JAX compilation cache."""
+sources; the tests and the workers they spawn share a JAX compilation
+cache."""
 
 import os
 import sys
@@ -7,6 +8,7 @@ import sys
 import pytest
 
 import open_spiel_ext
+from open_spiel_ext.algorithms.rl import learner as learner_lib
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -18,10 +20,12 @@ if os.path.abspath(open_spiel_ext.__file__).startswith(
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _share_jax_compilations_with_workers(tmp_path_factory):
-  """Worker processes the tests spawn (they inherit the environment) keep
-  their JAX compilations in one cache for the session, so that each
-  executor's workers do not compile the same training step again."""
+def _share_jax_compilations(tmp_path_factory):
+  """This test process and the worker processes its tests spawn (they
+  inherit the environment) keep their JAX compilations in one cache for the
+  session, so that the same training step built again (by another learner,
+  test, worker or resumed run) is loaded, not compiled again."""
   os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
                         str(tmp_path_factory.mktemp("jax_cache")))
   os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
+  learner_lib.share_compilations(os.environ["JAX_COMPILATION_CACHE_DIR"])
