@@ -25,6 +25,8 @@ The bot's player, in this order:
 `act_as(engine, state, player)` what `player` would do there.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 
@@ -120,11 +122,16 @@ def _choose_one(rules: engine_lib.Rules, state: engine_lib.HanabiState,
       jnp.where(legal[2 * h:].any(), first_legal_hint, h))
 
 
+@functools.partial(jax.jit, static_argnums=0)
+def _act_as(rules: engine_lib.Rules, state: engine_lib.HanabiState,
+            player: jax.Array) -> jax.Array:
+  return jax.vmap(lambda s, q: _choose_one(rules, s, q))(state, player)
+
+
 def act_as(engine: engine_lib.HanabiEngine, state: engine_lib.HanabiState,
            player: jax.Array) -> jax.Array:
   """[B] what `player` ([B]) would play in each game, were it to move."""
-  return jax.vmap(lambda s, q: _choose_one(engine.rules, s, q))(
-      state, jnp.asarray(player, jnp.int32))
+  return _act_as(engine.rules, state, jnp.asarray(player, jnp.int32))
 
 
 def act(engine: engine_lib.HanabiEngine,
