@@ -88,7 +88,7 @@ def main(argv: Sequence[str]) -> None:
       title=f"R2D2 blueprint, Hanabi {_PRESET.value}", ylabel="score",
       yscale="linear")
   for strength, entry in r2d2.pick_strengths(log).items():
-    shutil.copyfile(entry.snapshot,
+    shutil.copyfile(os.path.join(_OUTPUT_DIR.value, entry.snapshot),
                     os.path.join(_OUTPUT_DIR.value, f"{strength}.npz"))
     print(f"{strength}: {entry.eval_score:.2f} at {entry.moves:,d} moves")
   print(f"wrote metrics.jsonl, scores.png, weak/medium/strong.npz to "

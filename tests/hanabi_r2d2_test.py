@@ -125,7 +125,7 @@ def test_training_learns_resumes_and_writes_weights(tmp_path):
   assert [e.moves for e in more] == [240, 480, 720]
   assert more[:2] == log
   blueprint = r2d2.load_blueprint(r2d2.trainer(TINY, CONFIG).evaluation_engine,
-                                  more[-1].snapshot)
+                                  str(tmp_path / more[-1].snapshot))
   scores = blueprints.self_play_scores(
       blueprint, r2d2.evaluation_decks(TINY, 50, 3))
   assert scores.mean() == pytest.approx(more[-1].eval_score, abs=0.3)

@@ -493,7 +493,7 @@ class LogEntry(NamedTuple):
   train_score: float  # Mean of the exploring games that ended since then.
   eval_score: float  # Greedy self-play on the evaluation decks.
   eval_standard_error: float
-  snapshot: str  # The weights file of this evaluation.
+  snapshot: str  # The weights file of this evaluation, in the output_dir.
 
 
 def evaluation_decks(rules: engine_lib.Rules, games: int,
@@ -552,7 +552,6 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
     moves, log, wall_time = 0, [], 0.0
   train_state, buffer, actors, pending = tree
   decks = evaluation_decks(rules, eval_games, seed)
-  snapshots = os.path.join(output_dir, "snapshots")
   losses, scores = [], []
   started, saved_at = time.perf_counter() - wall_time, time.perf_counter()
   per_unroll = config.unroll * config.num_envs
@@ -580,13 +579,13 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
         moves >= max_moves or wall_time >= max_seconds):
       evaluated = blueprints.self_play_scores(LearnedBlueprint(
           run.evaluation_engine, train_state.params, config.network), decks)
-      snapshot = os.path.join(snapshots, f"moves_{moves}.npz")
+      snapshot = os.path.join("snapshots", f"moves_{moves}.npz")
       entry = LogEntry(moves, int(train_state.step), wall_time,
                        float(np.mean(losses)) if losses else float("nan"),
                        float(np.mean(scores)) if scores else float("nan"),
                        float(evaluated.mean()),
                        reporting.standard_error(evaluated), snapshot)
-      save_weights(snapshot, train_state.params, rules, config.network,
+      save_weights(os.path.join(output_dir, snapshot), train_state.params, rules, config.network,
                    {"moves": moves, "eval_score": entry.eval_score})
       log.append(entry)
       reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
