@@ -20,23 +20,29 @@ NFSP on the whole game binned (`bins`, 10×10 by default; not in 16-D, whose
 grid is too large); no NXDO-VA (its mask is over discrete actions); and the
 approximate exploitability (`best_response.approximate_exploitability`, a
 continuous PPO best response) of every method's policy, NFSP's binned one
-included.
+included. A best response of that budget may under-exploit some policies
+more than others, so once every run of a Loss Game is done each run's last
+policy is measured again by one of ten times the budget
+(--final_eval_steps), from the checkpoint the run left.
 
 Episodes are the games every learner of a method played (best responses
 and NFSP alike). Prints per game the exploitability of each method at the
 episodes all its runs reached (mean ± standard error over seeds), at the
-end, and the minutes per run; writes nxdo_<game>.png (exploitability
+end (and by the stronger best response), and the minutes per run; writes nxdo_<game>.png (exploitability
 against episodes and against wall time, one line per run),
 nxdo_<game>_iterations.png (NXDO's and PSRO's against double-oracle
-iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint under --output_dir/runs/<game>/: the same
-command resumes them, and a finished run leaves its log as
-<method>_seed<k>.json, read back instead of running it again.
+iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint
+under --output_dir/runs/<game>/: the same command resumes them, and a
+finished run leaves its log as <method>_seed<k>.json (and its stronger
+measurement as <method>_seed<k>_final.json), read back instead of running
+it again.
 
   python benchmarks/nxdo_thesis.py --output_dir=/tmp/nxdo_thesis
   python benchmarks/nxdo_thesis.py --games=kuhn_poker,leduc_poker --minutes=10
   python benchmarks/nxdo_thesis.py --games="loss_game,loss_game(dims=16,bins=2)"
 """
 
+import functools
 import json
 import os
 import re
@@ -49,6 +55,7 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import nxdo
 from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import engines
@@ -69,6 +76,11 @@ _MINUTES = flags.DEFINE_float("minutes", 30.0,
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
 _NFSP_EVAL_EVERY = flags.DEFINE_integer(
     "nfsp_eval_every", 10_000, "NFSP's batched steps between evaluations.")
+_FINAL_EVAL_STEPS = flags.DEFINE_integer(
+    "final_eval_steps", 156_250, "Loss Game: the most batched steps of the "
+    "stronger best response that measures each run's last policy again "
+    "(ten times the evaluations' along the way; 0: not measured again).",
+    lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNGs, JSONs and runs go.")
 
@@ -87,8 +99,16 @@ class Setup(NamedTuple):
   """How the methods learn and are measured on one game."""
   recipe: nxdo.Recipe  # NXDO's settings; PSRO learns with the same oracle.
   nfsp_env: Any  # NFSP's engine (the Loss Game binned).
-  # NFSP's average policy's exploitability (None: exact on the tree).
-  nfsp_exploitability: Optional[Callable[[Any], float]]
+  # NFSP's average policy as a policy of the game the others play (the
+  # Loss Game's binned actions as continuous ones); None on poker.
+  nfsp_policy: Optional[Callable[[Any], Any]]
+
+  @property
+  def nfsp_exploitability(self) -> Optional[Callable[[Any], float]]:
+    """The average policy's exploitability (None: exact on the tree)."""
+    if self.nfsp_policy is None:
+      return None
+    return lambda policy: self.recipe.evaluator(self.nfsp_policy(policy))
 
 
 def _setup(game: pyspiel.Game) -> Setup:
@@ -97,17 +117,22 @@ def _setup(game: pyspiel.Game) -> Setup:
     return Setup(recipe, recipe.env, None)
   params = game.get_parameters()
   return Setup(recipe, engines.for_game(game),
-               lambda policy: recipe.evaluator(
-                   batched_loss_game.binned_opponent(
-                       policy.as_opponent(), params["bins"], params["dims"])))
+               lambda policy: batched_loss_game.binned_opponent(
+                   policy.as_opponent(), params["bins"], params["dims"]))
+
+
+def _nxdo(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
+          directory: str, evaluator: Any) -> nxdo.NXDO:
+  """The NXDO run in `directory` (resumed if it is there)."""
+  recipe, num_envs = setup.recipe, _NUM_ENVS.value
+  return nxdo.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
+                   recipe.solver(num_envs, seed), variant, directory,
+                   evaluator)
 
 
 def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
               directory: str) -> list[dict]:
-  recipe, num_envs = setup.recipe, _NUM_ENVS.value
-  run = nxdo.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
-                  recipe.solver(num_envs, seed), variant, directory,
-                  recipe.evaluator)
+  run = _nxdo(game, setup, variant, seed, directory, setup.recipe.evaluator)
   while not run.log or run.log[-1].wall_time < _seconds():
     entry = run.step()
     print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
@@ -123,16 +148,22 @@ def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
           for e in run.log]
 
 
-def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
-              directory: str) -> list[dict]:
+def _psro(game: pyspiel.Game, setup: Setup, seed: int, directory: str,
+          evaluator: Any) -> p2sro.Pipeline:
+  """The PSRO run in `directory` (resumed if it is there)."""
   recipe = setup.recipe
   settings = p2sro.Settings(method="psro", learners=1, seed=seed,
                             num_envs=_NUM_ENVS.value,
                             chunk_steps=recipe.check_steps,
                             min_steps=recipe.check_steps)
-  with p2sro.Pipeline(game, recipe.oracle_config, settings, directory,
-                      lambda: executors.make_executor("process", 1),
-                      recipe.evaluator) as run:
+  return p2sro.Pipeline(game, recipe.oracle_config, settings, directory,
+                        lambda: executors.make_executor("process", 1),
+                        evaluator)
+
+
+def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
+              directory: str) -> list[dict]:
+  with _psro(game, setup, seed, directory, setup.recipe.evaluator) as run:
     while not run.log or run.log[-1].wall_time < _seconds():
       entry = run.step()
       if entry.added:
@@ -144,13 +175,19 @@ def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
                     policies=e.fixed) for e in run.log]
 
 
-def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
-              directory: str) -> list[dict]:
-  _, log = nfsp.train_nfsp(
+def _nfsp(setup: Setup, seed: int, directory: str,
+          **options: Any) -> tuple[Any, list[nfsp.LogEntry]]:
+  """Trains (resumes) the NFSP run in `directory` as `options` say."""
+  return nfsp.train_nfsp(
       setup.nfsp_env, nfsp.Config(), steps=10**9, num_envs=_NUM_ENVS.value,
       eval_every=_NFSP_EVAL_EVERY.value, seed=seed,
-      exploitability=setup.nfsp_exploitability,
-      checkpoint_path=os.path.join(directory, "nfsp.ckpt"),
+      checkpoint_path=os.path.join(directory, "nfsp.ckpt"), **options)
+
+
+def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
+              directory: str) -> list[dict]:
+  _, log = _nfsp(
+      setup, seed, directory, exploitability=setup.nfsp_exploitability,
       on_entry=lambda e: print(
           f"  nfsp seed {seed}: {e.episodes:,d} episodes, "
           f"{e.wall_time:.0f} s, exploitability {e.exploitability:.3f}",
@@ -159,10 +196,67 @@ def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
   return [_record(e.episodes, e.wall_time, e.exploitability) for e in log]
 
 
+def _stronger_evaluator(setup: Setup, seed: int) -> Callable[[Any], float]:
+  """The approximate exploitability by a best response of ten times the
+  budget, checked for a plateau over a tenth of it, played out 4× longer."""
+  steps = _FINAL_EVAL_STEPS.value
+  return functools.partial(
+      best_response.approximate_exploitability, setup.recipe.env,
+      config=setup.recipe.oracle_config, check_steps=steps // 10,
+      max_steps=steps, num_envs=_NUM_ENVS.value, eval_steps=2_000, seed=seed)
+
+
+def _final_exploitability(game: pyspiel.Game, method: str, seed: int,
+                          directory: str) -> float:
+  """The finished run's last policy, measured by `_stronger_evaluator`."""
+  setup = _setup(game)
+  evaluate = _stronger_evaluator(setup, seed)
+  if method == "nfsp":
+    policy, _ = _nfsp(setup, seed, directory, stop=lambda log: True)
+    return evaluate(setup.nfsp_policy(policy))
+  if method == "psro":
+    with _psro(game, setup, seed, directory, evaluate) as run:
+      return run.exploitability()
+  return evaluate(_nxdo(game, setup, method, seed, directory,
+                        evaluate).meta_ne())
+
+
+def _final(game: pyspiel.Game, method: str, seed: int) -> float:
+  """`_final_exploitability` of a finished run (saved beside its log)."""
+  directory = _directory(game, method, seed)
+  path = f"{directory}_final.json"
+  if _saved_final(path) is None:
+    if not os.path.isdir(directory):
+      raise FileNotFoundError(
+          f"{directory}: the run's checkpoints are not there to measure its "
+          "last policy again (--final_eval_steps=0 skips this)")
+    print(f"{game}: {method}, seed {seed}: the final policy against a "
+          "stronger best response", flush=True)
+    value = _final_exploitability(game, method, seed, directory)
+    with open(path, "w", encoding="utf-8") as f:
+      json.dump({"exploitability": value,
+                 "max_steps": _FINAL_EVAL_STEPS.value}, f)
+  return _saved_final(path)
+
+
+def _saved_final(path: str) -> Optional[float]:
+  """The measurement saved at `path` if it was made with this budget."""
+  if not os.path.exists(path):
+    return None
+  with open(path, encoding="utf-8") as f:
+    saved = json.load(f)
+  return (saved["exploitability"]
+          if saved["max_steps"] == _FINAL_EVAL_STEPS.value else None)
+
+
+def _directory(game: pyspiel.Game, method: str, seed: int) -> str:
+  return os.path.join(_OUTPUT_DIR.value, "runs", _slug(str(game)),
+                      f"{method}_seed{seed}")
+
+
 def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
   """One run's log, from its JSON if it finished, else run (resumed)."""
-  directory = os.path.join(_OUTPUT_DIR.value, "runs", _slug(str(game)),
-                           f"{method}_seed{seed}")
+  directory = _directory(game, method, seed)
   if os.path.exists(directory + ".json"):
     with open(directory + ".json", encoding="utf-8") as f:
       return json.load(f)
@@ -209,21 +303,29 @@ def _measure(game: pyspiel.Game) -> str:
           "exact exploitability")
 
 
-def report(game: pyspiel.Game, results: dict[str, list[list[dict]]]) -> None:
+def report(game: pyspiel.Game, results: dict[str, list[list[dict]]],
+           finals: dict[str, list[float]]) -> None:
+  """Prints the table: per method, the exploitability at the episodes every
+  run reached and at the end (with `finals`, also the last policies' by a
+  stronger best response), mean ± standard error over seeds."""
   common = min(log[-1]["episodes"] for logs in results.values()
                for log in logs)
   print(f"\n{game}: {_measure(game)}, {_SEEDS.value} seeds, "
         f"{_MINUTES.value:g} training minutes per run")
-  print(f"{'method':8s} {'at ' + format(common, ',d') + ' episodes':>22s} "
-        f"{'at the end':>16s} {'episodes at the end':>20s} {'min/run':>8s}")
+  columns = [f"at {common:,d} episodes", "at the end"]
+  columns += ["end, stronger BR"] if finals else []
+  print(f"{'method':8s}" + "".join(f"{c:>22s}" for c in columns) +
+        f"{'episodes at the end':>20s} {'min/run':>8s}")
+  mean_error = lambda x: (f"{np.mean(x):13.3f} ± "
+                          f"{reporting.standard_error(np.array(x)):6.3f}")
   for method, logs in results.items():
-    equal = np.array([_at(log, common) for log in logs])
-    final = np.array([log[-1]["exploitability"] for log in logs])
+    values = [[_at(log, common) for log in logs],
+              [log[-1]["exploitability"] for log in logs]]
+    values += [finals[method]] if finals else []
     episodes = np.mean([log[-1]["episodes"] for log in logs])
     minutes = np.mean([log[-1]["wall_time"] for log in logs]) / 60
-    print(f"{method:8s} {equal.mean():13.3f} ± {reporting.standard_error(equal):5.3f} "
-          f"{final.mean():8.3f} ± {reporting.standard_error(final):5.3f} {episodes:20,.0f} "
-          f"{minutes:8.1f}")
+    print(f"{method:8s}" + "".join(mean_error(v) for v in values) +
+          f"{episodes:20,.0f} {minutes:8.1f}")
 
 
 def _by_iterations(results: dict[str, list[list[dict]]]
@@ -267,12 +369,17 @@ def main(argv: Sequence[str]) -> None:
     for seed in range(_SEEDS.value):
       for method in methods:
         results[method].append(_run(game, method, seed))
-    report(game, results)
+    finals = {}
+    if game.get_type().short_name == "loss_game" and _FINAL_EVAL_STEPS.value:
+      finals = {method: [_final(game, method, seed)
+                         for seed in range(_SEEDS.value)]
+                for method in methods}
+    report(game, results, finals)
     name = f"nxdo_{_slug(str(game))}"
     os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
     with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
               encoding="utf-8") as f:
-      json.dump(results, f)
+      json.dump({"runs": results, "final_stronger_br": finals}, f)
     path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
     plot(game, results, path)
     reporting.plot_runs(
