@@ -28,8 +28,9 @@ policy is measured again by one of ten times the budget
 Episodes are the games every learner of a method played (best responses
 and NFSP alike). Prints per game the exploitability of each method at the
 episodes all its runs reached (mean ± standard error over seeds), at the
-end (and by the stronger best response), and the minutes per run; writes nxdo_<game>.png (exploitability
-against episodes and against wall time, one line per run),
+end (and by the stronger best response), and the minutes per run; writes
+nxdo_<game>.png (exploitability against episodes and against wall time, one
+line per run),
 nxdo_<game>_iterations.png (NXDO's and PSRO's against double-oracle
 iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint
 under --output_dir/runs/<game>/: the same command resumes them, and a

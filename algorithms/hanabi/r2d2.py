@@ -585,7 +585,8 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
                        float(np.mean(scores)) if scores else float("nan"),
                        float(evaluated.mean()),
                        reporting.standard_error(evaluated), snapshot)
-      save_weights(os.path.join(output_dir, snapshot), train_state.params, rules, config.network,
+      save_weights(os.path.join(output_dir, snapshot), train_state.params,
+                   rules, config.network,
                    {"moves": moves, "eval_score": entry.eval_score})
       log.append(entry)
       reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
