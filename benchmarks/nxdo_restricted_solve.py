@@ -7,14 +7,17 @@ takes the population of a finished or running NXDO run of
 `benchmarks/nxdo_thesis.py` (a poker game, where the tree fits), runs NFSP
 on its restricted game with the same settings, and logs side by side that
 estimate and the exact exploitability of the average policy within the
-restricted game (`nxdo.restricted_exploitability`). Prints a table and
-writes nxdo_restricted_solve.png (both against episodes).
+restricted game (`nxdo.restricted_exploitability`); --nfsp changes NFSP's
+settings to see what solves it better. Prints a table and writes
+nxdo_restricted_solve.png (both against episodes).
 
   python benchmarks/nxdo_restricted_solve.py \\
       --run_dir=/tmp/nxdo_thesis/runs/xdo_clone_leduc_clones_20/nxdo_seed1 \\
       --seed=1 --output_dir=/tmp/nxdo_restricted_solve
 """
 
+import ast
+import dataclasses
 import os
 from typing import Sequence
 
@@ -42,9 +45,32 @@ _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
                                    "Batched steps between measurements.",
                                    lower_bound=1)
 _NFSP_SEED = flags.DEFINE_integer("nfsp_seed", 0, "NFSP's seed.")
+_NFSP_SETTINGS = flags.DEFINE_list(
+    "nfsp", [], "NFSP's settings that differ from the run's, as name=value "
+    "(`nfsp.Config` fields; best_response.<name> for its DDQN's).")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG goes.")
 flags.mark_flag_as_required("run_dir")
+
+
+def _with_settings(config: nfsp.Config, settings: list[str]) -> nfsp.Config:
+  """`config` with the name=value `settings` (ValueError naming a bad one)."""
+  changes, response_changes = {}, {}
+  for setting in settings:
+    name, _, value = setting.partition("=")
+    target, field = ((response_changes, name[len("best_response."):])
+                     if name.startswith("best_response.") else (changes, name))
+    try:
+      target[field] = ast.literal_eval(value)
+    except (ValueError, SyntaxError) as error:
+      raise ValueError(f"--nfsp: cannot read {setting!r}") from error
+  try:
+    return dataclasses.replace(
+        config, best_response=dataclasses.replace(config.best_response,
+                                                  **response_changes),
+        **changes)
+  except TypeError as error:
+    raise ValueError(f"--nfsp: {error}") from error
 
 
 def main(argv: Sequence[str]) -> None:
@@ -70,12 +96,13 @@ def main(argv: Sequence[str]) -> None:
         restricted, nxdo.meta_policy(restricted, meta_apply, policy.params),
         exact)
 
+  config = _with_settings(run.solver.config, _NFSP_SETTINGS.value)
   print(f"{game}: {restricted.size} members after {len(run.log)} "
-        f"iterations; NFSP on their restricted game")
+        f"iterations; NFSP on their restricted game with {config}")
   print(f"{'steps':>8s} {'episodes':>10s} {'NFSP estimate':>14s} "
         f"{'exact':>8s}")
   _, log = nfsp.train_nfsp(
-      restricted, run.solver.config, steps=_STEPS.value,
+      restricted, config, steps=_STEPS.value,
       num_envs=_NUM_ENVS.value, eval_every=_EVAL_EVERY.value,
       seed=_NFSP_SEED.value, exploitability=restricted_exploitability,
       on_entry=lambda e: print(
