@@ -131,6 +131,10 @@ def test_two_by_two_table_gives_gods_number_and_distribution():
       cube_solvers.two_by_two_table("quarter"))
   assert tuple(quarter.values()) == _QUARTER_TURN_COUNTS
   assert max(quarter) == 14 and sum(quarter.values()) == 3_674_160
+
+
+@pytest.mark.slow  # A second table of 3.7 M positions.
+def test_half_turn_two_by_two_table_gives_gods_number_and_distribution():
   half = cube_solvers.distance_distribution(
       cube_solvers.two_by_two_table("half"))
   assert tuple(half.values()) == _HALF_TURN_COUNTS

@@ -99,9 +99,9 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
 
 @pytest.mark.parametrize("army,ply_limit,num_games,seed", [
     pytest.param("barrage", 80, 1500, 0, marks=pytest.mark.slow),
-    ("barrage", 1000, 150, 1),
+    ("barrage", 1000, 60, 1),
     pytest.param("classic", 80, 500, 2, marks=pytest.mark.slow),
-    ("classic", 2000, 30, 3),
+    ("classic", 2000, 12, 3),
 ])
 def test_engines_agree_on_random_games(army, ply_limit, num_games, seed):
   results, _ = play_in_lockstep(army, ply_limit, num_games, seed)
@@ -109,9 +109,9 @@ def test_engines_agree_on_random_games(army, ply_limit, num_games, seed):
 
 
 @pytest.mark.parametrize("army,num_games,seed,rule_params", [
-    ("barrage", 300, 4, {}),
-    ("classic", 100, 5, {}),
-    ("barrage", 100, 6, {"more_squares_rule": False,
+    ("barrage", 120, 4, {}),
+    ("classic", 40, 5, {}),
+    ("barrage", 40, 6, {"more_squares_rule": False,
                          "both_stuck_draw": False}),
 ])
 def test_engines_agree_on_chases(army, num_games, seed, rule_params):

@@ -230,6 +230,11 @@ class Rules:
     del memo  # Immutable: states share one Rules, even when copied.
     return self
 
+  def __reduce__(self):
+    # Pickled (and so serialized with a state) as its army's name, not its
+    # tables: a state's serialization would be 90 KB of them.
+    return rules_for, (self.army,)
+
   def placement_action(self, piece_type: int, square: int) -> int:
     return piece_type * NUM_SQUARES + square
 
