@@ -67,8 +67,8 @@ import pyspiel
 
 
 METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
-_GAMES = flags.DEFINE_list("games", ["xdo_clone_leduc(clones=20)"],
-                           "Poker games or Loss Games.")
+_GAMES = cli.define_game_list("games", ["xdo_clone_leduc(clones=20)"],
+                              "Poker games or Loss Games.")
 _METHODS = flags.DEFINE_list("methods", list(METHODS), "Of " +
                              ", ".join(METHODS) + ".")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Seeds per method.", lower_bound=1)

@@ -71,6 +71,14 @@ def test_an_unknown_game_lists_the_plugins_games_once():
   assert "2048" not in message  # Not pyspiel's list of every game.
 
 
+def test_game_lists_keep_the_commas_inside_parameters():
+  assert cli.split_games("kuhn_poker, loss_game(dims=16,bins=2),"
+                         "a(b=c(d=1,e=2),f=3)") == [
+                             "kuhn_poker", "loss_game(dims=16,bins=2)",
+                             "a(b=c(d=1,e=2),f=3)"]
+  assert cli.split_games("") == []
+
+
 def test_load_game_errors_name_the_flag():
   with pytest.raises(app.UsageError, match="--games=nope: unknown game"):
     cli.load_game("nope", "games")

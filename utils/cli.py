@@ -15,6 +15,10 @@ error: an unknown game name lists the plugin's games. `user_input(flag)`
 turns the `ValueError` or `pyspiel.SpielError` that library code raises on a
 bad value into one, naming the flag it came from.
 
+`define_game_list(name, default, help)` defines a flag of comma-separated
+game strings that keeps the commas inside a game's parameters
+(`--games=kuhn_poker,loss_game(dims=16,bins=2)` is two games).
+
 `define_executor_flags()` gives an example --executor, --workers and
 --ray_address; `executor_from_flags()` builds the executor they name
 (`utils/executors.py`).
@@ -154,6 +158,33 @@ def load_game(game_string: str, flag: str = "game") -> pyspiel.Game:
       return pyspiel.load_game(game_string)
   except (pyspiel.SpielError, ValueError) as error:
     raise app.UsageError(f"--{flag}={game_string}: {error}") from None
+
+
+def split_games(text: str) -> list[str]:
+  """Game strings separated by the commas outside parentheses."""
+  games, depth, start = [], 0, 0
+  for index, char in enumerate(text):
+    depth += {"(": 1, ")": -1}.get(char, 0)
+    if char == "," and depth == 0:
+      games.append(text[start:index])
+      start = index + 1
+  games.append(text[start:])
+  return [game.strip() for game in games if game.strip()]
+
+
+class _GameListParser(flags.ListParser):
+  """absl's list parser, splitting with `split_games`."""
+
+  def parse(self, argument: Any) -> list[str]:
+    if isinstance(argument, list):
+      return argument
+    return split_games(argument)
+
+
+def define_game_list(name: str, default: list[str], help_text: str) -> Any:
+  """A list flag of game strings (see the module docstring)."""
+  return flags.DEFINE(_GameListParser(), name, default, help_text,
+                      serializer=flags.CsvListSerializer(","))
 
 
 def define_executor_flags(workers: int = 2) -> None:
