@@ -235,8 +235,9 @@ def _both_jobs_running(lines: list[str]) -> bool:
     ("process", signal.SIGTERM, 143),
     ("process", signal.SIGKILL, -signal.SIGKILL),
     pytest.param("ray", signal.SIGINT, 130, marks=_NEEDS_RAY),
-    # The ray backend's SIGTERM path is the process one's; a run on ray
-    # costs a quarter of a minute: -m slow.
+    # SIGTERM unwinds as SIGINT does (cli.run), and ray's workers stopping
+    # on the unwinding is the case above; this one costs a quarter of a
+    # minute: -m slow.
     pytest.param("ray", signal.SIGTERM, 143,
                  marks=[_NEEDS_RAY, pytest.mark.slow]),
 ])
