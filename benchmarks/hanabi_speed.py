@@ -42,7 +42,6 @@ _ROLLOUTS = flags.DEFINE_integer(
 BATCH_SIZES = (1, 1024, 8192)
 
 
-
 def pyspiel_rate(preset: str, seconds: float,
                  every_observer: bool) -> dict[str, float]:
   """Uniformly random steps per second through the pyspiel API, reading
@@ -97,8 +96,8 @@ def batched_rate(preset: str, batch: int, steps: int,
   jax.block_until_ready(state)
   elapsed = time.perf_counter() - start
   return {"steps_per_second": batch * steps * rollouts / elapsed,
-          "compile_seconds": compile_seconds, "peak_mb": reporting.peak_memory_mb()}
-
+          "compile_seconds": compile_seconds,
+          "peak_mb": reporting.peak_memory_mb()}
 
 
 def plot(results: dict[str, dict[str, float]], path: str, preset: str,
