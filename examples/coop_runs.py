@@ -66,9 +66,8 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
   plt = reporting.plt
   fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
   for seed in seeds:
-    with open(os.path.join(output_dir, f"metrics_seed{seed}.jsonl"),
-              encoding="utf-8") as f:
-      records = [json.loads(line) for line in f]
+    records = reporting.read_json_lines(
+        os.path.join(output_dir, f"metrics_seed{seed}.jsonl"))
     for axis, x in zip(axes, ("episode", "seconds")):
       axis.plot([r[x] for r in records], [r["search_value"] for r in records],
                 label=f"seed {seed}")

@@ -12,7 +12,10 @@ others play the blueprint) and every deck is also played by the blueprint
 alone, so the gain is measured game by game. Prints a line per game as it
 ends and writes results.json: per-game scores (and the blueprint's on the
 same decks), seconds per searching move, mean ± standard error, and the
-mean paired gain ± its standard error.
+mean paired gain ± its standard error. Each game is also appended to
+games.jsonl as it ends, with the run's settings in run.json: the same command
+(or one with more --games) skips the games already played, so an interrupted
+run loses only the games in progress.
 """
 
 import dataclasses
@@ -129,22 +132,32 @@ def main(argv: Sequence[str]) -> None:
                                threshold=_THRESHOLD.value)
   with cli.user_input("blueprint"):
     _blueprint(_PRESET.value, _BLUEPRINT.value)
-  games = []
+  run = {"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
+         "search": _SEARCH.value, "seed": _SEED.value, "searcher": searcher,
+         "settings": (dataclasses.asdict(settings) if searcher is not None
+                      else None)}
+  output_dir = _OUTPUT_DIR.value
+  with cli.user_input("output_dir"):
+    done = {g["game"]: g for g in reporting.finished_records(
+        output_dir, run, "games.jsonl")}
+  if done:
+    print(f"resuming: {len(done)} games already played in {output_dir}")
+  games_path = os.path.join(output_dir, "games.jsonl")
+  reporting.write_log(done.values(), games_path)  # Drops a line cut short.
+  log = reporting.JsonLinesWriter(games_path, append=True)
   with cli.executor_from_flags() as executor:
     futures = [executor.submit(play, _PRESET.value, _BLUEPRINT.value, game,
                                _SEED.value, searcher, settings)
-               for game in range(_GAMES.value)]
+               for game in range(_GAMES.value) if game not in done]
     for future in executors.as_completed(futures):
-      games.append(future.result())
-      print(_describe(games[-1]), flush=True)
-  games.sort(key=lambda g: g["game"])
-  results = {"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
-             "search": _SEARCH.value, "seed": _SEED.value,
-             "settings": (dataclasses.asdict(settings) if searcher is not None
-                          else None),
-             "summary": summary(games), "games": games}
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  path = os.path.join(_OUTPUT_DIR.value, "results.json")
+      game = future.result()
+      log.write(game)
+      done[game["game"]] = game
+      print(_describe(game), flush=True)
+  log.close()
+  games = [done[game] for game in range(_GAMES.value)]
+  results = {**run, "summary": summary(games), "games": games}
+  path = os.path.join(output_dir, "results.json")
   with open(path, "w", encoding="utf-8") as f:
     json.dump(results, f, indent=1)
   line = results["summary"]

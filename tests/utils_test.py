@@ -97,3 +97,28 @@ def test_plot_runs_writes_a_figure(tmp_path):
                       [("episodes", 1, "episodes")], "exploitability",
                       "two methods", target=0.7)
   assert path.stat().st_size > 0
+
+
+def test_json_lines_read_back_but_a_last_line_cut_short(tmp_path):
+  path = str(tmp_path / "log.jsonl")
+  assert not reporting.read_json_lines(path)
+  reporting.write_log([{"game": 0}, {"game": 1}], path)
+  with open(path, "a", encoding="utf-8") as f:
+    f.write('{"game": 2, "sco')  # A write interrupted mid-line.
+  assert reporting.read_json_lines(path) == [{"game": 0}, {"game": 1}]
+  with open(path, "w", encoding="utf-8") as f:
+    f.write('{"game": 0}\nnot json\n{"game": 1}\n')
+  with pytest.raises(ValueError, match="line 2 is not JSON"):
+    reporting.read_json_lines(path)
+
+
+def test_finished_records_belong_to_a_run_of_the_same_settings(tmp_path):
+  run = {"seed": 0, "settings": {"rollouts": 100}}
+  output_dir = str(tmp_path / "run")
+  assert not reporting.finished_records(output_dir, run, "games.jsonl")
+  reporting.write_log([{"game": 0}], os.path.join(output_dir, "games.jsonl"))
+  assert reporting.finished_records(output_dir, run, "games.jsonl") == [
+      {"game": 0}]
+  other = {"seed": 1, "settings": {"rollouts": 100}}
+  with pytest.raises(ValueError, match="another run .seed=0 there, 1 here"):
+    reporting.finished_records(output_dir, other, "games.jsonl")

@@ -45,6 +45,48 @@ def write_log(log: Iterable[Any], path: str) -> None:
   writer.close()
 
 
+def read_json_lines(path: str) -> list[dict[str, Any]]:
+  """The records of a JSON-lines file (none if it does not exist), but a
+  last line cut short by an interrupted write."""
+  if not os.path.exists(path):
+    return []
+  with open(path, encoding="utf-8") as f:
+    lines = f.read().splitlines()
+  records = []
+  for number, line in enumerate(lines):
+    try:
+      records.append(json.loads(line))
+    except json.JSONDecodeError:
+      if number < len(lines) - 1:
+        raise ValueError(f"{path}: line {number + 1} is not JSON") from None
+  return records
+
+
+def finished_records(output_dir: str, run: dict[str, Any],
+                     file_name: str) -> list[dict[str, Any]]:
+  """What an earlier run with the same settings wrote to
+  output_dir/file_name, the JSON lines of its finished tasks, so that a
+  resumed run skips them. A new output_dir records `run` (its run.json) and
+  has none; ValueError if output_dir holds a run of other settings."""
+  run_path = os.path.join(output_dir, "run.json")
+  if not os.path.exists(run_path):
+    os.makedirs(output_dir, exist_ok=True)
+    with open(run_path, "w", encoding="utf-8") as f:
+      json.dump(run, f, indent=1)
+    return []
+  with open(run_path, encoding="utf-8") as f:
+    saved = json.load(f)
+  changed = sorted(key for key in set(saved) | set(run)
+                   if saved.get(key) != run.get(key))
+  if changed:
+    raise ValueError(
+        f"{output_dir} holds the output of another run (" + ", ".join(
+            f"{k}={saved.get(k)!r} there, {run.get(k)!r} here"
+            for k in changed) + "); give another output directory or "
+        "remove that one")
+  return read_json_lines(os.path.join(output_dir, file_name))
+
+
 class JsonLinesWriter:
   """Writes one JSON record per line, flushed as it goes.
 
