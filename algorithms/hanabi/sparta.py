@@ -100,13 +100,18 @@ class _Stats:
 def sample_games(engine: engine_lib.HanabiEngine,
                  game: engine_lib.HanabiState,
                  belief: beliefs.Belief, count: int,
-                 rng: np.random.Generator) -> engine_lib.HanabiState:
+                 rng: np.random.Generator,
+                 probabilities: Optional[np.ndarray] = None
+                ) -> engine_lib.HanabiState:
   """`count` games like `game` (a `row`) with the belief's player holding
-  hands drawn from its belief and the rest of the deck shuffled (numpy
-  arrays with a batch axis; `engine.observe` makes them playable)."""
+  hands drawn from its belief (`probabilities`, the belief's `weights` if
+  not given) and the rest of the deck shuffled (numpy arrays with a batch
+  axis; `engine.observe` makes them playable)."""
   rules = engine.rules
-  chosen = belief.hands[rng.choice(
-      len(belief.hands), count, p=beliefs.weights(rules, game, belief))]
+  if probabilities is None:
+    probabilities = beliefs.weights(rules, game, belief)
+  chosen = belief.hands[rng.choice(len(belief.hands), count,
+                                   p=probabilities)]
   unseen = beliefs.unseen(rules, game, belief.player)
   dealt = int(game.dealt)
   decks = np.repeat(np.asarray(game.deck)[None], count, axis=0)
@@ -146,6 +151,7 @@ def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
   active = np.ones(len(legal), bool)
   rollout = _rollout(blueprint)
   rollout_memory = _batch_of(memory, settings.batch)
+  probabilities = beliefs.weights(engine.rules, game, belief)
   done = 0
   while len(legal) > 1 and active.sum() > 1 and done < settings.rollouts:
     # Rows g·|moves| + j play move j in sampled game g; the batch is padded
@@ -154,7 +160,7 @@ def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
     groups = max(settings.batch // len(moves), 1)
     used = groups * len(moves)
     rows = np.minimum(np.arange(settings.batch), used - 1)
-    sampled = sample_games(engine, game, belief, groups, rng)
+    sampled = sample_games(engine, game, belief, groups, rng, probabilities)
     states = engine.observe(jax.tree.map(
         lambda x: jnp.asarray(x[rows // len(moves)]), sampled))
     first = legal[moves][rows % len(moves)].astype(np.int32)
