@@ -23,8 +23,9 @@ from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.examples import coop_runs
 from open_spiel_ext.utils import cli
 
-_GAMES = flags.DEFINE_list("games", [f"tiny_hanabi_{x}" for x in "abcdef"],
-                           "Games to run.")
+_GAMES = cli.define_game_list("games",
+                              [f"tiny_hanabi_{x}" for x in "abcdef"],
+                              "Games to run.")
 _ALGORITHMS = flags.DEFINE_list("algorithms", list(coop_baselines.ALGORITHMS),
                                 "Algorithms to run.")
 _RUNS = flags.DEFINE_integer("runs", 32, "Runs (seeds) per game and "
