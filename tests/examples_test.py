@@ -254,7 +254,26 @@ def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
           [g["blueprint_score"] for g in searched["games"]])
   for game in searched["games"]:
     assert 0 <= game["score"] <= 10 and game["searcher_moves"] > 0
-  assert searched["settings"]["threshold"] == 0.05
+  assert searched["search"]["settings"]["threshold"] == 0.05
+
+
+@pytest.mark.slow
+def test_hanabi_belief_train_writes_a_model_that_lbs_plays_with(tmp_path):
+  output = _run_example(
+      "hanabi_belief_train", "--preset=small", "--lstm_size=16",
+      "--value_layers=16", "--max_updates=80", "--eval_every=40",
+      "--eval_games=16", f"--output_dir={tmp_path}")
+  assert output.count("cross-entropy per card") == 2
+  assert (tmp_path / "belief.png").exists()
+  output = _run_example(
+      "hanabi_play", "--preset=small", "--games=2", "--workers=1",
+      "--search=lbs", "--rollout_depth=4", "--rollouts=200", "--batch=64",
+      f"--belief_model={tmp_path}/belief.npz",
+      f"--output_dir={tmp_path / 'play'}")
+  assert output.count("game ") == 2 and "paired gain" in output
+  results = json.loads((tmp_path / "play" / "results.json").read_text())
+  assert results["search"]["rollout_depth"] == 4
+  assert all(g["searcher_moves"] > 0 for g in results["games"])
 
 
 @pytest.mark.slow

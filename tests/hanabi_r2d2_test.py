@@ -190,9 +190,10 @@ def test_belief_filtered_by_a_learned_partner_matches_brute_force():
 def test_sparta_searches_over_a_learned_blueprint():
   blueprint = _blueprint(SMALL, seed=7)
   deck = _decks(SMALL, 1, 9)[0]
-  alone = sparta.play_game(blueprint, deck, None)
-  searched = sparta.play_game(blueprint, deck, 0,
-                              sparta.Settings(rollouts=200, batch=64), seed=0)
+  alone = sparta.play_game(blueprint, deck)
+  searched = sparta.play_game(
+      blueprint, deck, sparta.sparta_start(
+          blueprint, sparta.Settings(rollouts=200, batch=64), 0), seed=0)
   assert searched.searcher_moves > 0
   # Without search the game is the blueprint's self-play on that deck.
   assert alone.score == blueprints.self_play_scores(blueprint, deck[None])[0]

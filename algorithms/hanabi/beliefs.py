@@ -104,19 +104,27 @@ def weights(rules: engine_lib.Rules, game: engine_lib.HanabiState,
   return ways / total
 
 
-def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
-              belief: Belief) -> Belief:
-  """The hands its hints and the unseen copies still allow."""
-  allowed = plausible(rules, game, belief.player)
-  hands = belief.hands
+def consistent(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+               player: int, hands: np.ndarray) -> np.ndarray:
+  """[N] whether each of `hands` ([N, H], -1 in empty slots) is one
+  `player` may hold in `game` (a `row`) by its hints and the copies it
+  cannot see."""
+  allowed = plausible(rules, game, player)
   present = hands >= 0
   fits = np.where(present, allowed[np.arange(hands.shape[1]),
                                    np.maximum(hands, 0)], True).all(axis=1)
-  counts = unseen(rules, game, belief.player)
+  fits &= (present == (np.asarray(game.hands)[player] >= 0)).all(axis=1)
+  counts = unseen(rules, game, player)
   used = np.stack([(hands == card).sum(axis=1)
                    for card in range(rules.num_cards)], axis=1)
-  fits &= (used <= counts).all(axis=1)
-  return belief._replace(hands=hands[fits])
+  return fits & (used <= counts).all(axis=1)
+
+
+def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+              belief: Belief) -> Belief:
+  """The hands its hints and the unseen copies still allow."""
+  return belief._replace(hands=belief.hands[consistent(
+      rules, game, belief.player, belief.hands)])
 
 
 @functools.lru_cache(maxsize=None)

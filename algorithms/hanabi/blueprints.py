@@ -13,7 +13,10 @@ compiled for one blueprint serves another of the same kind (`key`):
 - `remember(params, memory, states)`: the memory once a step led to
   `states`;
 - `act(params, memory, states, movers)`: what each game's `movers` would
-  play.
+  play;
+- `value(params, memory, states)`: the points still to come, for blueprints
+  that estimate them (`has_value`; learned belief search bootstraps from
+  it).
 
 `reads_observations` says whether `act` reads `states.observation` (then a
 caller that changes hands by hand must call `engine.observe` first).
@@ -25,6 +28,7 @@ end, `self_play_scores` whole games from decks.
 
 import abc
 import functools
+import hashlib
 from typing import Any, Callable, Hashable, NamedTuple
 
 import jax
@@ -41,6 +45,7 @@ class Blueprint(abc.ABC):
   """A policy of every player with a public memory (module docstring)."""
 
   reads_observations: bool = True
+  has_value: bool = False  # Whether `value` is defined.
   params: Any = ()
 
   def __init__(self, engine: engine_lib.HanabiEngine):
@@ -57,6 +62,16 @@ class Blueprint(abc.ABC):
   def __hash__(self) -> int:
     return hash(self.key)
 
+  @property
+  def fingerprint(self) -> str:
+    """Names this very policy (its kind and parameters, as float16 weights
+    files keep them): what a belief model trained on its games belongs
+    to."""
+    digest = hashlib.sha256()
+    for leaf in jax.tree.leaves(self.params):
+      digest.update(np.asarray(leaf, np.float16).tobytes())
+    return f"{type(self).__name__}:{digest.hexdigest()[:16]}"
+
   @abc.abstractmethod
   def start(self, params: Any, states: engine_lib.HanabiState) -> Memory:
     """The memory of games just dealt."""
@@ -70,6 +85,12 @@ class Blueprint(abc.ABC):
   def act(self, params: Any, memory: Memory, states: engine_lib.HanabiState,
           movers: jax.Array) -> jax.Array:
     """[B] what player `movers[b]` would play in game b (were it to move)."""
+
+  def value(self, params: Any, memory: Memory,
+            states: engine_lib.HanabiState) -> jax.Array:
+    """[B] the points the blueprint expects to score from `states` on (by
+    the player to move's estimate), where `has_value`."""
+    raise NotImplementedError(f"{type(self).__name__} has no value")
 
   def moves(self, params: Any, memory: Memory,
             states: engine_lib.HanabiState) -> jax.Array:

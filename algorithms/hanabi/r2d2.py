@@ -32,7 +32,6 @@ rules and the network's settings; `LearnedBlueprint` (`load_blueprint`,
 
 import dataclasses
 import functools
-import json
 import os
 import time
 from typing import Any, Callable, NamedTuple, Optional
@@ -46,6 +45,7 @@ import optax
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.nn import layers
 from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
@@ -200,30 +200,16 @@ def q_of(net: hk.MultiTransformed, params: hk.Params, memory: hk.LSTMState,
 def save_weights(path: str, params: hk.Params, rules: engine_lib.Rules,
                  config: NetworkConfig, info: Optional[dict] = None) -> None:
   """The parameters (float16), the rules and the network settings."""
-  flat = {f"{module}/{name}": np.asarray(value, np.float16)
-          for module, names in params.items() for name, value in
-          names.items()}
-  meta = {"rules": rules.parameters(), "network": dataclasses.asdict(config),
-          "info": info or {}}
-  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-  partial = path + ".partial.npz"
-  np.savez_compressed(partial, __meta__=np.array(json.dumps(meta)), **flat)
-  os.replace(partial, path)
+  weights.save(path, params, {"rules": rules.parameters(),
+                              "network": dataclasses.asdict(config),
+                              "info": info or {}})
 
 
 def load_weights(path: str
                 ) -> tuple[hk.Params, NetworkConfig, engine_lib.Rules, dict]:
   """What `save_weights` wrote: parameters (float32), network settings,
   rules, and the info saved with them."""
-  with np.load(path) as data:
-    if "__meta__" not in data:
-      raise ValueError(f"{path} is not a Hanabi blueprint weights file")
-    meta = json.loads(str(data["__meta__"]))
-    params = {}
-    for key in data.files:
-      if key != "__meta__":
-        module, name = key.rsplit("/", 1)
-        params.setdefault(module, {})[name] = data[key].astype(np.float32)
+  params, meta = weights.load(path, "Hanabi blueprint weights")
   network_settings = {k: tuple(v) if isinstance(v, list) else v
                       for k, v in meta["network"].items()}
   return (params, NetworkConfig(**network_settings),
@@ -420,7 +406,10 @@ def trainer(rules: engine_lib.Rules, config: Config) -> Trainer:
 class LearnedBlueprint(blueprints.Blueprint):
   """A public-private Q network's greedy policy: each player's LSTM over
   the public features of its observations is the memory; a player's move
-  is the best legal action of its Q values."""
+  is the best legal action of its Q values, and its value that action's Q
+  value."""
+
+  has_value = True
 
   def __init__(self, engine: engine_lib.HanabiEngine, params: hk.Params,
                config: NetworkConfig):
@@ -446,6 +435,12 @@ class LearnedBlueprint(blueprints.Blueprint):
         states._replace(current_player=movers))
     q = q_of(self._net, params, memory, states, movers, legal)
     return jnp.argmax(q, axis=-1).astype(jnp.int32)
+
+  def value(self, params, memory, states):
+    movers = jnp.maximum(states.current_player, 0)
+    legal = self.engine.legal_actions_of(states)
+    q = q_of(self._net, params, memory, states, movers, legal).max(axis=-1)
+    return jnp.where(states.terminated, 0.0, q)
 
 
 def load_blueprint(engine: engine_lib.HanabiEngine,

@@ -13,14 +13,19 @@ estimated gain above it. The reference's settings: 10,000 rollouts a
 decision shared among the legal moves, 100 before pruning, 2 standard
 errors; the threshold 0.05.
 
-`SpartaPlayer` follows a game move by move (its belief), and `play_game`
-plays one game from a deck with or without search.
+The loop itself, `monte_carlo_search`, takes where the hands come from (a
+`Sampler`) and how a move is valued (a `Rollout`), so that learned belief
+search (`lbs.py`) runs the same loop with a learned belief and truncated
+rollouts. A `Searcher` follows one player through a game (SPARTA's keeps the
+exact belief, move by move), and `play_game` plays one game from a deck with
+the searchers a `SearchStart` gives, or none.
 """
 
+import abc
 import dataclasses
 import functools
 import time
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -97,33 +102,54 @@ class _Stats:
                     np.sqrt(variance / np.maximum(self.count, 1)))
 
 
-def sample_games(engine: engine_lib.HanabiEngine,
-                 game: engine_lib.HanabiState,
-                 belief: beliefs.Belief, count: int,
-                 rng: np.random.Generator,
-                 probabilities: Optional[np.ndarray] = None
-                ) -> engine_lib.HanabiState:
-  """`count` games like `game` (a `row`) with the belief's player holding
-  hands drawn from its belief (`probabilities`, the belief's `weights` if
-  not given) and the rest of the deck shuffled (numpy arrays with a batch
-  axis; `engine.observe` makes them playable)."""
+Sampler = Callable[[int, np.random.Generator], Optional[np.ndarray]]
+"""(count, rng) -> [count, H] hands the searcher may hold, drawn from its
+belief, or None when the belief cannot give them (search then keeps the
+blueprint's move)."""
+Rollout = Callable[[engine_lib.HanabiState, blueprints.Memory, jax.Array],
+                   jax.Array]
+"""(states, memory, first moves) -> [B] each game's value of its move."""
+
+
+def exact_sampler(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+                  belief: beliefs.Belief) -> Sampler:
+  """Hands drawn from an exact belief (its `weights`, computed once)."""
+  probabilities = beliefs.weights(rules, game, belief)
+  return lambda count, rng: belief.hands[rng.choice(
+      len(belief.hands), count, p=probabilities)]
+
+
+def complete_games(engine: engine_lib.HanabiEngine,
+                   game: engine_lib.HanabiState, player: int,
+                   hands: np.ndarray, rng: np.random.Generator
+                  ) -> engine_lib.HanabiState:
+  """Games like `game` (a `row`) with `player` holding each of `hands` and
+  the rest of the deck shuffled (numpy arrays with a batch axis;
+  `engine.observe` makes them playable)."""
   rules = engine.rules
-  if probabilities is None:
-    probabilities = beliefs.weights(rules, game, belief)
-  chosen = belief.hands[rng.choice(len(belief.hands), count,
-                                   p=probabilities)]
-  unseen = beliefs.unseen(rules, game, belief.player)
+  count = len(hands)
+  unseen = beliefs.unseen(rules, game, player)
   dealt = int(game.dealt)
   decks = np.repeat(np.asarray(game.deck)[None], count, axis=0)
-  for index, hand in enumerate(chosen):
+  for index, hand in enumerate(hands):
     rest = unseen - np.bincount(hand[hand >= 0], minlength=rules.num_cards)
     decks[index, dealt:] = rng.permutation(np.repeat(
         np.arange(rules.num_cards), rest))
   states = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], count,
                                             axis=0), game)
-  hands = states.hands.copy()
-  hands[:, belief.player] = chosen
-  return states._replace(hands=hands, deck=decks)
+  all_hands = states.hands.copy()
+  all_hands[:, player] = hands
+  return states._replace(hands=all_hands, deck=decks)
+
+
+def sample_games(engine: engine_lib.HanabiEngine,
+                 game: engine_lib.HanabiState, belief: beliefs.Belief,
+                 count: int, rng: np.random.Generator
+                ) -> engine_lib.HanabiState:
+  """`count` games like `game` with the belief's player holding hands drawn
+  from its exact belief (`complete_games`)."""
+  hands = exact_sampler(engine.rules, game, belief)(count, rng)
+  return complete_games(engine, game, belief.player, hands, rng)
 
 
 def _batch_of(row, size: int):
@@ -132,26 +158,38 @@ def _batch_of(row, size: int):
                                                  (size,) + np.shape(x)), row)
 
 
-def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
-           memory: blueprints.Memory, belief: beliefs.Belief,
-           settings: Settings, rng: np.random.Generator) -> Decision:
-  """The searcher's move in `game` (a `row`, the searcher to move; `memory`
-  the blueprint's there, a `row` too)."""
+def blueprint_action(blueprint: blueprints.Blueprint,
+                     game: engine_lib.HanabiState, memory: blueprints.Memory,
+                     player: int) -> int:
+  """The blueprint's move for `player` in `game` (a `row`, with its memory)."""
+  return int(blueprints.jitted(blueprint).act(
+      blueprint.params, _batch_of(memory, 1), _batch_of(game, 1),
+      jnp.asarray([player]))[0])
+
+
+def monte_carlo_search(blueprint: blueprints.Blueprint,
+                       game: engine_lib.HanabiState,
+                       memory: blueprints.Memory, player: int,
+                       sample: Sampler, settings: Settings,
+                       rng: np.random.Generator,
+                       rollout: Optional[Rollout] = None) -> Decision:
+  """The move of `player` in `game` (a `row`, `player` to move; `memory` the
+  blueprint's there, a `row` too) by rollouts from games with its hand
+  drawn by `sample` (the module docstring); `rollout` values a move (full
+  rollouts of the blueprint if None)."""
   started = time.perf_counter()
   engine = blueprint.engine
-  chosen = int(blueprints.jitted(blueprint).act(
-      blueprint.params, _batch_of(memory, 1), _batch_of(game, 1),
-      jnp.asarray([belief.player]))[0])
+  chosen = blueprint_action(blueprint, game, memory, player)
   legal = np.flatnonzero(np.asarray(game.legal_action_mask))
   if settings.batch < len(legal):
     raise ValueError(f"a batch of rollouts must hold one per legal move: "
                      f"batch={settings.batch} < {len(legal)} legal moves")
+  if rollout is None:
+    rollout = functools.partial(_rollout(blueprint), blueprint.params)
   stats = _Stats(len(legal))
   bonus = np.where(legal == chosen, settings.threshold, 0.0)
   active = np.ones(len(legal), bool)
-  rollout = _rollout(blueprint)
   rollout_memory = _batch_of(memory, settings.batch)
-  probabilities = beliefs.weights(engine.rules, game, belief)
   done = 0
   while len(legal) > 1 and active.sum() > 1 and done < settings.rollouts:
     # Rows g·|moves| + j play move j in sampled game g; the batch is padded
@@ -160,11 +198,14 @@ def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
     groups = max(settings.batch // len(moves), 1)
     used = groups * len(moves)
     rows = np.minimum(np.arange(settings.batch), used - 1)
-    sampled = sample_games(engine, game, belief, groups, rng, probabilities)
+    hands = sample(groups, rng)
+    if hands is None:
+      break
+    sampled = complete_games(engine, game, player, hands, rng)
     states = engine.observe(jax.tree.map(
         lambda x: jnp.asarray(x[rows // len(moves)]), sampled))
     first = legal[moves][rows % len(moves)].astype(np.int32)
-    scores = np.asarray(rollout(blueprint.params, states, rollout_memory,
+    scores = np.asarray(rollout(states, rollout_memory,
                                 jnp.asarray(first)))[:used]
     for position, move in enumerate(moves):
       stats.add(move, scores[position::len(moves)])
@@ -179,6 +220,82 @@ def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
                   done, time.perf_counter() - started)
 
 
+def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
+           memory: blueprints.Memory, belief: beliefs.Belief,
+           settings: Settings, rng: np.random.Generator) -> Decision:
+  """SPARTA's move for the belief's player in `game` (a `row`, that player
+  to move; `memory` the blueprint's there, a `row` too)."""
+  return monte_carlo_search(
+      blueprint, game, memory, belief.player,
+      exact_sampler(blueprint.engine.rules, game, belief), settings, rng)
+
+
+class Searcher(abc.ABC):
+  """One player's search through one game: it follows every move (its
+  belief) and decides the player's moves."""
+
+  def __init__(self, blueprint: blueprints.Blueprint, player: int):
+    self.blueprint, self.player = blueprint, player
+
+  @abc.abstractmethod
+  def decide(self, game: engine_lib.HanabiState, memory: blueprints.Memory,
+             rng: np.random.Generator) -> Decision:
+    """The player's move in `game` (a `row`, with the blueprint's memory)."""
+
+  @abc.abstractmethod
+  def observe(self, before: engine_lib.HanabiState,
+              memory: blueprints.Memory, action: int,
+              after: engine_lib.HanabiState) -> None:
+    """Follows the move `action` from `before` (with the blueprint's memory
+    there) to `after` (not finished)."""
+
+
+class ExactBelief:
+  """A player's exact belief (`beliefs.py`), following the game."""
+
+  def __init__(self, blueprint: blueprints.Blueprint, player: int,
+               game: engine_lib.HanabiState):
+    self.blueprint = blueprint
+    self.belief = beliefs.initial(blueprint.engine.rules, game, player)
+
+  def observe(self, before: engine_lib.HanabiState,
+              memory: blueprints.Memory, action: int,
+              after: engine_lib.HanabiState) -> None:
+    self.belief = beliefs.update(self.blueprint, self.belief, before, memory,
+                                 action, after)
+
+  def sampler(self, game: engine_lib.HanabiState) -> Sampler:
+    return exact_sampler(self.blueprint.engine.rules, game, self.belief)
+
+
+class SpartaSearcher(Searcher):
+  """SPARTA: search over the player's exact belief, with full rollouts."""
+
+  def __init__(self, blueprint: blueprints.Blueprint, player: int,
+               game: engine_lib.HanabiState, settings: Settings):
+    super().__init__(blueprint, player)
+    self.settings = settings
+    self.belief = ExactBelief(blueprint, player, game)
+
+  def decide(self, game, memory, rng):
+    return monte_carlo_search(self.blueprint, game, memory, self.player,
+                              self.belief.sampler(game), self.settings, rng)
+
+  def observe(self, before, memory, action, after):
+    self.belief.observe(before, memory, action, after)
+
+
+# (the dealt game, a `row`) -> the searchers of the players who search.
+SearchStart = Callable[[engine_lib.HanabiState], dict[int, Searcher]]
+
+
+def sparta_start(blueprint: blueprints.Blueprint, settings: Settings,
+                 player: int) -> SearchStart:
+  """`player` searches with SPARTA (single-agent search)."""
+  return lambda game: {player: SpartaSearcher(blueprint, player, game,
+                                              settings)}
+
+
 class GameResult(NamedTuple):
   score: float
   searcher_moves: int
@@ -187,12 +304,12 @@ class GameResult(NamedTuple):
 
 
 def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
-              searcher: Optional[int], settings: Settings = Settings(),
+              start: Optional[SearchStart] = None,
               seed: int = 0) -> GameResult:
   """One game dealt from `deck`: everyone plays the blueprint, except the
-  `searcher` (None: no one), which searches with SPARTA."""
+  players `start` gives searchers to (None: no one)."""
   rng = np.random.default_rng(seed)
-  if searcher is None:  # The whole game in one jitted self-play.
+  if start is None:  # The whole game in one jitted self-play.
     return GameResult(float(blueprints.self_play_scores(
         blueprint, np.asarray(deck)[None])[0]), 0, 0, 0.0)
   params, engine = blueprint.params, blueprint.engine
@@ -200,12 +317,12 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
   state = engine.deal(jnp.asarray(deck, jnp.int32)[None])
   memory = calls.start(params, state)
   game = beliefs.row(state)
-  belief = beliefs.initial(engine.rules, game, searcher)
+  searchers = start(game)
   score, moves, deviations, seconds = 0.0, 0, 0, 0.0
   while not bool(game.terminated):
-    if int(game.current_player) == searcher:
-      decision = search(blueprint, game, beliefs.row(memory), belief,
-                        settings, rng)
+    searcher = searchers.get(int(game.current_player))
+    if searcher is not None:
+      decision = searcher.decide(game, beliefs.row(memory), rng)
       action = decision.action
       moves += 1
       deviations += decision.action != decision.blueprint_action
@@ -216,8 +333,8 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
     after = beliefs.row(state)
     score += float(after.rewards[0])
     if not bool(after.terminated):
-      belief = beliefs.update(blueprint, belief, game, beliefs.row(memory),
-                              action, after)
+      for each in searchers.values():
+        each.observe(game, beliefs.row(memory), action, after)
     memory = calls.remember(params, memory, state)
     game = after
   return GameResult(score, moves, deviations, seconds)

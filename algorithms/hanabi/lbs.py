@@ -1,0 +1,238 @@
+"""Learned belief search (LBS; Hu, Lerer, Brown and Foerster, 2021).
+
+SPARTA's search (`sparta.monte_carlo_search`: rollouts of every legal move
+from sampled games, common random numbers, pruning of hopeless moves, a
+deviation threshold) with two changes that make it cheap:
+
+- the searcher's hands come from a learned belief model
+  (`belief_model.py`), whose encoder follows the searcher's observations;
+  hands the public information rules out (hints, visible copies) are
+  rejected, and when fewer than `min_acceptance` of the draws survive the
+  search keeps the blueprint's move (the reference falls back below 5%);
+- a rollout plays `depth` moves, the searched move and then the blueprint's,
+  and adds the blueprint's value of the state it reaches (the learned
+  blueprints' Q value of the best legal move of the player to move; for the
+  rule-based bot the belief model's value network), unless the game ended;
+  depth None plays to the end as SPARTA does.
+
+The public LSTM state of a learned blueprint is the same for every sampled
+hand, so a rollout reruns only the private part of the network. With
+`LbsSearcher` one player searches, or every player (`lbs_start` with
+several players: each then assumes the others play the blueprint, which
+they no longer do; the paper finds this worse).
+"""
+
+import dataclasses
+import functools
+from typing import Any, Callable, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.hanabi import sparta
+from open_spiel_ext.games.hanabi import engine as engine_lib
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+  """LBS's budget: SPARTA's settings, the rollout depth, the rejection
+  rule."""
+  search: sparta.Settings = sparta.Settings()
+  depth: Optional[int] = 16  # Moves per rollout, then the value; None: all.
+  min_acceptance: float = 0.05  # Of belief draws consistent with the hints.
+
+  def __post_init__(self):
+    if self.depth is not None and (not isinstance(self.depth, int) or
+                                   self.depth < 1):
+      raise ValueError(f"the rollout depth must be an integer >= 1 (None: "
+                       f"full rollouts), got depth={self.depth!r}")
+    if not 0 <= self.min_acceptance < 1:
+      raise ValueError(f"min_acceptance must be in [0, 1), got "
+                       f"min_acceptance={self.min_acceptance}")
+
+
+ValueFn = Callable[[Any, blueprints.Memory, engine_lib.HanabiState],
+                   jax.Array]
+
+
+@functools.lru_cache(maxsize=None)
+def _model_value(rules: engine_lib.Rules,
+                 config: belief_model.NetworkConfig) -> ValueFn:
+  """A belief model's value network as (params, memory, states) -> [B]."""
+  value = belief_model.network(rules, config).apply[4]
+
+  def run(params, memory, states):
+    del memory
+    everyone = states.observation.reshape(states.observation.shape[0], -1)
+    return value(params, everyone)
+
+  return run
+
+
+def bootstrap(blueprint: blueprints.Blueprint,
+              model: Optional[belief_model.BeliefModel]
+             ) -> tuple[ValueFn, Any]:
+  """The value a truncated rollout ends with, and its parameters: the
+  blueprint's own where it has one, else the belief model's value network
+  (ValueError if it has none)."""
+  if blueprint.has_value:
+    return blueprint.value, blueprint.params
+  if model is None or not model.has_value:
+    where = ("no belief model is given" if model is None else
+             f"the belief model {model.path} has no value network")
+    raise ValueError(
+        f"the blueprint {blueprint.fingerprint} has no value of its own and "
+        f"{where}: truncated rollouts need one (train the belief model with "
+        "value layers, or use full rollouts)")
+  return _model_value(model.rules, model.config), model.params
+
+
+def check_setup(blueprint: blueprints.Blueprint,
+                model: Optional[belief_model.BeliefModel],
+                depth: Optional[int]) -> None:
+  """Raises ValueError unless `model` belongs to `blueprint` and rollouts
+  of `depth` moves have a value to end with."""
+  if model is not None:
+    model.check(blueprint)
+  if depth is not None:
+    bootstrap(blueprint, model)
+
+
+@functools.lru_cache(maxsize=None)
+def _truncated_rollout(blueprint: blueprints.Blueprint, depth: int,
+                       value: ValueFn):
+  """Jitted: each game takes its first move, the blueprint `depth` − 1
+  more, and the value of where they end is added to the points scored."""
+  engine = blueprint.engine
+
+  def run(params, value_params, states, memory, first):
+    states = engine.step(states, first)
+    memory = blueprint.remember(params, memory, states)
+
+    def going(carry):
+      return (carry[0] < depth - 1) & ~carry[1].terminated.all()
+
+    def move(carry):
+      step, states, memory, scored = carry
+      states = engine.step(states, blueprint.moves(params, memory, states))
+      return (step + 1, states, blueprint.remember(params, memory, states),
+              scored + states.rewards[:, 0])
+
+    _, states, memory, scored = jax.lax.while_loop(
+        going, move, (0, states, memory, states.rewards[:, 0]))
+    return scored + jnp.where(states.terminated, 0.0,
+                              value(value_params, memory, states))
+
+  return jax.jit(run)
+
+
+class RejectionSampler:
+  """Hands from `draw` ((count, rng) -> at least `count` hands), those the
+  public information rules out rejected. Accepted hands not yet used wait
+  for the next call (they are independent draws of one distribution); once
+  fewer than `min_acceptance` of the draws were accepted it gives up
+  (returns None)."""
+
+  def __init__(self, draw: sparta.Sampler, rules: engine_lib.Rules,
+               game: engine_lib.HanabiState, player: int,
+               min_acceptance: float):
+    self.draw, self.rules, self.game, self.player = draw, rules, game, player
+    self.min_acceptance = min_acceptance
+    self.pool = np.zeros((0, rules.hand_size), np.int8)
+    self.drawn = self.accepted = 0
+
+  def __call__(self, count: int,
+               rng: np.random.Generator) -> Optional[np.ndarray]:
+    while len(self.pool) < count:
+      hands = self.draw(count - len(self.pool), rng)
+      fits = beliefs.consistent(self.rules, self.game, self.player, hands)
+      self.drawn += len(hands)
+      self.accepted += int(fits.sum())
+      if self.accepted < self.min_acceptance * self.drawn:
+        return None
+      self.pool = np.concatenate([self.pool, hands[fits].astype(np.int8)])
+    hands, self.pool = self.pool[:count], self.pool[count:]
+    return hands
+
+
+class LearnedBelief:
+  """A player's learned belief: the belief model's encoder follows the
+  player's observations; hands are drawn from its latest output, `draws`
+  at a time (one compilation)."""
+
+  def __init__(self, model: belief_model.BeliefModel,
+               blueprint: blueprints.Blueprint, player: int,
+               game: engine_lib.HanabiState, draws: int):
+    model.check(blueprint)
+    self.model, self.player, self.draws = model, player, draws
+    self.context, self.state = self._encode(game, model.start())
+
+  def _encode(self, game: engine_lib.HanabiState, state):
+    observation = jnp.asarray(game.observation[self.player])[None]
+    return self.model.remember(self.model.params, observation, state)
+
+  def observe(self, before: engine_lib.HanabiState,
+              memory: blueprints.Memory, action: int,
+              after: engine_lib.HanabiState) -> None:
+    del before, memory, action
+    self.context, self.state = self._encode(after, self.state)
+
+  def sampler(self, game: engine_lib.HanabiState) -> sparta.Sampler:
+    present = int((np.asarray(game.hands)[self.player] >= 0).sum())
+
+    def draw(count, rng):
+      del count  # Always `draws` (>= any count search asks for).
+      return self.model.sample(self.context, self.draws, present,
+                               jax.random.PRNGKey(rng.integers(2**31)))
+
+    return draw
+
+
+class LbsSearcher(sparta.Searcher):
+  """A player searching with a belief (by default its learned one) and
+  rollouts of `settings.depth` moves (module docstring). `model` is the
+  blueprint's belief model; it also gives the value of a blueprint without
+  its own."""
+
+  def __init__(self, blueprint: blueprints.Blueprint, player: int,
+               game: engine_lib.HanabiState,
+               model: Optional[belief_model.BeliefModel], settings: Settings,
+               belief: Optional[Any] = None):
+    super().__init__(blueprint, player)
+    check_setup(blueprint, model, settings.depth)
+    self.settings = settings
+    if belief is None:
+      if model is None:
+        raise ValueError("LBS needs a belief model (or a belief)")
+      belief = LearnedBelief(model, blueprint, player, game,
+                             settings.search.batch)
+    self.belief = belief
+    self.rollout = None
+    if settings.depth is not None:
+      value, value_params = bootstrap(blueprint, model)
+      self.rollout = functools.partial(
+          _truncated_rollout(blueprint, settings.depth, value),
+          blueprint.params, value_params)
+
+  def decide(self, game, memory, rng):
+    sample = RejectionSampler(self.belief.sampler(game),
+                              self.blueprint.engine.rules, game, self.player,
+                              self.settings.min_acceptance)
+    return sparta.monte_carlo_search(
+        self.blueprint, game, memory, self.player, sample,
+        self.settings.search, rng, self.rollout)
+
+  def observe(self, before, memory, action, after):
+    self.belief.observe(before, memory, action, after)
+
+
+def lbs_start(blueprint: blueprints.Blueprint,
+              model: belief_model.BeliefModel, settings: Settings,
+              players: Sequence[int]) -> sparta.SearchStart:
+  """The `players` search with LBS."""
+  return lambda game: {player: LbsSearcher(blueprint, player, game, model,
+                                           settings) for player in players}

@@ -1,0 +1,100 @@
+"""Trains the belief model (and, if the blueprint has none, a value network)
+that learned belief search needs, on a blueprint's self-play games.
+
+  python -m open_spiel_ext.examples.hanabi_belief_train --preset=small \
+      --blueprint=rules --max_minutes=20 --output_dir=/tmp/belief_small
+  python -m open_spiel_ext.examples.hanabi_belief_train --preset=full \
+      --blueprint=strong --max_minutes=90 --output_dir=/tmp/belief_full
+
+Prints a line per evaluation (updates, games generated, the training and
+held-out cross-entropy per card in nats and, with a value network, its mean
+squared error), writes metrics.jsonl, belief.npz (which `hanabi_play
+--search=lbs --belief_model=<file>` reads) and at the end belief.png.
+Checkpoints at every evaluation; the same command resumes.
+"""
+
+import os
+from typing import Sequence
+
+from absl import app
+from absl import flags
+import numpy as np
+
+from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
+
+_PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
+                            "Hanabi variant.")
+_BLUEPRINT = flags.DEFINE_string(
+    "blueprint", "rules", "Whose games: 'rules', a shipped strength (" +
+    ", ".join(r2d2.STRENGTHS) + ") or a weights file of hanabi_train.")
+_MAX_UPDATES = flags.DEFINE_integer("max_updates", 10**7,
+                                    "Stop after this many updates.")
+_MAX_MINUTES = flags.DEFINE_float("max_minutes", 30.0,
+                                  "Stop after this many training minutes.")
+_EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
+                                   "Updates between evaluations.")
+_EVAL_GAMES = flags.DEFINE_integer("eval_games", 256,
+                                   "Held-out games of each evaluation.")
+_LSTM_SIZE = flags.DEFINE_integer("lstm_size", 256, "The encoder's LSTM.")
+_VALUE_LAYERS = flags.DEFINE_list(
+    "value_layers", None, "Widths of the value network's layers (default: "
+    "256,256 if the blueprint has no value of its own, else none).")
+_NUM_ENVS = flags.DEFINE_integer("num_envs", belief_model.Config.num_envs,
+                                 "Games generated per collection.")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_belief_output",
+                                  "Checkpoint, weights, metrics, plot.")
+
+
+def _describe(entry: belief_model.LogEntry) -> str:
+  line = (f"{entry.updates:,d} updates, {entry.games:,d} games, "
+          f"{entry.wall_time / 60:.1f} min: cross-entropy per card "
+          f"{entry.cross_entropy:.3f} (held out {entry.eval_cross_entropy:.3f})")
+  if not np.isnan(entry.eval_value_error) and entry.eval_value_error > 0:
+    line += (f", value error {entry.value_error:.2f} (held out "
+             f"{entry.eval_value_error:.2f})")
+  return line
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(
+      _PRESET.value))
+  with cli.user_input("blueprint"):
+    blueprint = r2d2.blueprint_from_name(engine, _PRESET.value,
+                                         _BLUEPRINT.value)
+  with cli.user_input():
+    if _VALUE_LAYERS.value is None:
+      value_layers = () if blueprint.has_value else (256, 256)
+    else:
+      value_layers = tuple(int(width) for width in _VALUE_LAYERS.value)
+    config = belief_model.Config(
+        network=belief_model.NetworkConfig(
+            (_LSTM_SIZE.value,), _LSTM_SIZE.value,
+            value_hidden=value_layers), num_envs=_NUM_ENVS.value)
+    log = belief_model.train(
+        blueprint, _BLUEPRINT.value, config, _OUTPUT_DIR.value,
+        _MAX_UPDATES.value, 60 * _MAX_MINUTES.value, _EVAL_EVERY.value,
+        _EVAL_GAMES.value, _SEED.value,
+        on_entry=lambda e: print(_describe(e), flush=True))
+  if not log:
+    return
+  reporting.plot_curves(
+      os.path.join(_OUTPUT_DIR.value, "belief.png"),
+      [("updates", "linear"), ("training minutes", "linear")],
+      [(name, ([e.updates for e in log], [e.wall_time / 60 for e in log],
+               [getattr(e, field) for e in log]))
+       for name, field in (("training batches", "cross_entropy"),
+                           ("held-out games", "eval_cross_entropy"))],
+      title=f"Belief model of {_BLUEPRINT.value}, Hanabi {_PRESET.value}",
+      ylabel="cross-entropy per card (nats)", yscale="linear")
+  print(f"wrote metrics.jsonl, belief.npz, belief.png to {_OUTPUT_DIR.value}")
+
+
+if __name__ == "__main__":
+  cli.run(main)

@@ -1,0 +1,227 @@
+"""Tests of the learned belief model and learned belief search (LBS)."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.hanabi import lbs
+from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.algorithms.hanabi import sparta
+from open_spiel_ext.games.hanabi import engine as engine_lib
+
+TINY = engine_lib.Rules(colors=2, ranks=2, hand_size=2,
+                        max_information_tokens=3, max_life_tokens=2)
+SMALL = engine_lib.Rules.from_preset("small")
+NETWORK = belief_model.NetworkConfig((32,), 32, 16, value_hidden=(32,))
+CONFIG = belief_model.Config(network=NETWORK, num_envs=16,
+                             replay_capacity=64, batch_size=8,
+                             learning_starts=16, learning_rate=3e-3)
+ENGINES = {rules: engine_lib.HanabiEngine(rules) for rules in (TINY, SMALL)}
+BUDGET = sparta.Settings(rollouts=300, batch=64)
+
+
+def _rule_bot(rules):
+  return blueprints.RuleBlueprint(ENGINES[rules])
+
+
+def _model(rules, network=NETWORK, seed=0):
+  """An untrained belief model of the rule-based bot."""
+  blueprint = _rule_bot(rules)
+  train = belief_model.Trainer(blueprint, belief_model.Config(
+      network=network)).init(jax.random.PRNGKey(seed))
+  return belief_model.BeliefModel(train.params, network, rules,
+                                  blueprint.fingerprint, "rules")
+
+
+def _positions(rules, games, searcher=1, seed=0):
+  """(game, memory, blueprint state) where `searcher` moves, in the rule
+  bot's self-play."""
+  engine = ENGINES[rules]
+  blueprint = _rule_bot(rules)
+  rng = np.random.default_rng(seed)
+  found = []
+  for _ in range(games):
+    state = engine.deal(jnp.asarray(rng.permutation(rules.ordered_deck()))[
+        None])
+    while not bool(state.terminated[0]):
+      if int(state.current_player[0]) == searcher:
+        found.append(beliefs.row(state))
+      state = engine.step(state, blueprint.moves((), (), state))
+  return found
+
+
+def test_the_longest_game_bound_holds_in_collected_games():
+  trainer = belief_model.Trainer(_rule_bot(SMALL), CONFIG)
+  games = trainer.collect((), jax.random.PRNGKey(0))
+  valid = np.asarray(games.valid)
+  assert valid[:, 0].all() and not valid[:, -1].any()
+  # The points to come at the deal are the game's score.
+  scores = blueprints.self_play_scores(_rule_bot(SMALL), np.asarray(
+      ENGINES[SMALL].init(jax.random.split(jax.random.PRNGKey(0), 16)
+                         ).deck))
+  np.testing.assert_allclose(np.asarray(games.to_go)[:, 0], scores)
+
+
+def test_decoder_probabilities_normalise_over_every_hand():
+  model = _model(TINY)
+  net = belief_model.network(TINY, NETWORK)
+  context = jax.random.normal(jax.random.PRNGKey(1), (1, NETWORK.lstm_size))
+  hands = np.array(list(itertools.product(range(TINY.num_cards),
+                                          repeat=TINY.hand_size)))
+  log_probs = net.apply[2](model.params, jnp.repeat(context, len(hands), 0),
+                           jnp.asarray(hands))
+  np.testing.assert_allclose(np.exp(log_probs).sum(-1), 1.0, rtol=1e-5)
+  joint = np.take_along_axis(np.asarray(log_probs), hands[..., None],
+                             -1).sum(axis=(1, 2))
+  np.testing.assert_allclose(np.exp(joint).sum(), 1.0, rtol=1e-5)
+  # Sampling follows the same distribution.
+  drawn = model.sample(context, 20_000, TINY.hand_size,
+                       jax.random.PRNGKey(2)).astype(int)
+  index = drawn[:, 0] * TINY.num_cards + drawn[:, 1]
+  frequencies = np.bincount(index, minlength=len(hands)) / len(drawn)
+  np.testing.assert_allclose(frequencies, np.exp(joint), atol=0.015)
+
+
+def test_accepted_samples_fit_the_public_information():
+  model = _model(SMALL)
+  for game in _positions(SMALL, 2)[::3]:
+    belief = lbs.LearnedBelief(model, _rule_bot(SMALL), 1, game, 256)
+    sampler = lbs.RejectionSampler(belief.sampler(game), SMALL, game, 1, 0.0)
+    hands = sampler(200, np.random.default_rng(0))
+    allowed = beliefs.plausible(SMALL, game, 1)
+    unseen = beliefs.unseen(SMALL, game, 1)
+    present = np.asarray(game.hands)[1] >= 0
+    assert hands.shape == (200, SMALL.hand_size)
+    for hand in hands.astype(int):
+      assert ((hand >= 0) == present).all()
+      assert all(allowed[slot, card] for slot, card in enumerate(hand)
+                 if card >= 0)
+      assert (np.bincount(hand[hand >= 0], minlength=SMALL.num_cards) <=
+              unseen).all()
+
+
+def test_too_few_consistent_samples_fall_back_to_the_blueprint():
+  game = next(g for g in _positions(SMALL, 1)
+              if np.asarray(g.legal_action_mask).sum() > 1)
+  impossible = lambda count, rng: np.full((count, SMALL.hand_size), -1,
+                                           np.int8)
+  sampler = lbs.RejectionSampler(impossible, SMALL, game, 1, 0.05)
+  assert sampler(10, np.random.default_rng(0)) is None
+  blueprint = _rule_bot(SMALL)
+  decision = sparta.monte_carlo_search(blueprint, game, (), 1, sampler,
+                                       BUDGET, np.random.default_rng(0))
+  assert decision.rollouts == 0
+  assert decision.action == decision.blueprint_action
+
+
+def test_lbs_over_the_exact_belief_with_full_rollouts_is_sparta():
+  blueprint = _rule_bot(SMALL)
+  engine = ENGINES[SMALL]
+  rng = np.random.default_rng(4)
+  deck = rng.permutation(SMALL.ordered_deck())
+  state = engine.deal(jnp.asarray(deck)[None])
+  game = beliefs.row(state)
+  spartan = sparta.SpartaSearcher(blueprint, 1, game, BUDGET)
+  learned = lbs.LbsSearcher(blueprint, 1, game, None,
+                            lbs.Settings(BUDGET, depth=None),
+                            belief=sparta.ExactBelief(blueprint, 1, game))
+  decisions = 0
+  while not bool(game.terminated):
+    if int(game.current_player) == 1:
+      first = spartan.decide(game, (), np.random.default_rng(decisions))
+      second = learned.decide(game, (), np.random.default_rng(decisions))
+      assert first.action == second.action
+      assert first.means == second.means
+      action, decisions = first.action, decisions + 1
+    else:
+      action = int(blueprint.moves((), (), state)[0])
+    state = engine.step(state, jnp.asarray([action], jnp.int32))
+    after = beliefs.row(state)
+    if not bool(after.terminated):
+      spartan.observe(game, (), action, after)
+      learned.observe(game, (), action, after)
+    game = after
+  assert decisions > 3
+
+
+def test_truncated_rollouts_add_the_value_where_they_stop():
+  blueprint = _rule_bot(SMALL)
+  model = _model(SMALL)
+  value, value_params = lbs.bootstrap(blueprint, model)
+  engine = ENGINES[SMALL]
+  rng = np.random.default_rng(5)
+  states = engine.deal(jnp.asarray(np.stack(
+      [rng.permutation(SMALL.ordered_deck()) for _ in range(8)])))
+  first = blueprint.moves((), (), states)
+  one = lbs._truncated_rollout(blueprint, 1, value)(  # pylint: disable=protected-access
+      (), value_params, states, (), first)
+  after = engine.step(states, first)
+  expected = np.asarray(after.rewards[:, 0]) + np.asarray(
+      value(value_params, (), after))
+  np.testing.assert_allclose(np.asarray(one), expected, rtol=1e-5)
+  # Rollouts longer than any game are the full ones.
+  longest = lbs._truncated_rollout(  # pylint: disable=protected-access
+      blueprint, belief_model.max_moves(SMALL) + 1, value)(
+          (), value_params, states, (), first)
+  full = sparta._rollout(blueprint)((), states, (), first)  # pylint: disable=protected-access
+  np.testing.assert_allclose(np.asarray(longest), np.asarray(full))
+
+
+def test_lbs_plays_legal_moves_with_truncated_rollouts():
+  blueprint = _rule_bot(SMALL)
+  model = _model(SMALL)
+  deck = np.random.default_rng(6).permutation(SMALL.ordered_deck())
+  for players in ([1], [0, 1]):
+    result = sparta.play_game(blueprint, deck, lbs.lbs_start(
+        blueprint, model, lbs.Settings(BUDGET, depth=2), players), seed=0)
+    assert 0 <= result.score <= SMALL.max_score
+    assert result.searcher_moves > 0
+
+
+def test_training_learns_and_resumes(tmp_path):
+  blueprint = _rule_bot(TINY)
+  log = belief_model.train(blueprint, "rules", CONFIG, str(tmp_path), 60,
+                           eval_every=30, eval_games=32)
+  assert len(log) == 2 and log[-1].updates >= 60
+  resumed = belief_model.train(blueprint, "rules", CONFIG, str(tmp_path), 90,
+                               eval_every=30, eval_games=32)
+  assert len(resumed) == 3 and resumed[:2] == log
+  assert resumed[-1].eval_cross_entropy < np.log(TINY.num_cards)
+  model = belief_model.load(str(tmp_path / "belief.npz"))
+  model.check(blueprint)
+  assert model.has_value and model.blueprint_name == "rules"
+
+
+def test_a_model_of_another_blueprint_or_rules_is_refused():
+  model = _model(SMALL)
+  learned = r2d2.LearnedBlueprint(
+      ENGINES[SMALL], r2d2.network(SMALL, r2d2.NetworkConfig(
+          (8,), 8, (8,))).init(jax.random.PRNGKey(0),
+                               jnp.zeros((1, SMALL.observation_size))),
+      r2d2.NetworkConfig((8,), 8, (8,)))
+  with pytest.raises(ValueError, match="trained on the games of the "
+                     "blueprint 'rules'"):
+    lbs.check_setup(learned, model, 4)
+  six = engine_lib.Rules(**{**SMALL.parameters(), "hand_size": 3})
+  with pytest.raises(ValueError, match="hand_size=3"):
+    lbs.check_setup(blueprints.RuleBlueprint(engine_lib.HanabiEngine(six)),
+                    model, 4)
+
+
+def test_bad_lbs_settings_are_refused():
+  with pytest.raises(ValueError, match="depth=0"):
+    lbs.Settings(depth=0)
+  with pytest.raises(ValueError, match="min_acceptance=1.5"):
+    lbs.Settings(min_acceptance=1.5)
+  no_value = _model(SMALL, network=belief_model.NetworkConfig((8,), 8, 8))
+  with pytest.raises(ValueError, match="has no value network"):
+    lbs.check_setup(_rule_bot(SMALL), no_value, 4)
+  lbs.check_setup(_rule_bot(SMALL), no_value, None)  # Full rollouts: fine.
+  with pytest.raises(ValueError, match="no belief model at"):
+    belief_model.load("/nonexistent/belief.npz")
