@@ -86,12 +86,6 @@ def _belief_model(path: str) -> belief_model.BeliefModel:
   return belief_model.load(path)
 
 
-def deck(rules: engine_lib.Rules, seed: int, game: int) -> np.ndarray:
-  """Game `game`'s deck: a shuffle that depends only on the seed and it."""
-  return np.random.default_rng([seed, game]).permutation(
-      rules.ordered_deck())
-
-
 def search_start(blueprint: blueprints.Blueprint, search: dict[str, Any]
                 ) -> Optional[sparta.SearchStart]:
   """The searchers of a run's `search` record (None for no search)."""
@@ -111,7 +105,7 @@ def play(preset: str, blueprint_name: str, game: int, seed: int,
   """One game (a task): its score, and with search the search's figures
   and the blueprint's own score on the same deck."""
   blueprint = _blueprint(preset, blueprint_name)
-  cards = deck(blueprint.engine.rules, seed, game)
+  cards = sparta.game_deck(blueprint.engine.rules, seed, game)
   alone = sparta.play_game(blueprint, cards)
   result = {"game": game, "blueprint_score": alone.score}
   start = search_start(blueprint, search)

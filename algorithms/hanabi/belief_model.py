@@ -459,6 +459,20 @@ class BeliefModel:
     return hands
 
 
+def true_hand_log_probs(model: BeliefModel, observations: np.ndarray,
+                        hands: np.ndarray) -> np.ndarray:
+  """[T] the model's log-probability of the hand a player truly held at
+  each step of a game, given its [T, O] observations and [T, H] hands."""
+  net = network(model.rules, model.config)
+  context = net.apply[1](model.params, jnp.asarray(observations)[:, None],
+                         initial_state(model.config, 1))[:, 0]
+  hands = jnp.asarray(hands, jnp.int32)
+  log_probs = net.apply[2](model.params, context, hands)
+  picked = jnp.take_along_axis(log_probs, jnp.maximum(hands, 0)[..., None],
+                               axis=-1)[..., 0]
+  return np.asarray(jnp.where(hands >= 0, picked, 0.0).sum(axis=1))
+
+
 def load(path: str) -> BeliefModel:
   """The model `save_model` wrote."""
   if not os.path.exists(path):

@@ -10,7 +10,10 @@ the unseen copies, Π_k u_k! / (u_k - n_k)! (`weights`), since every
 arrangement of the unseen cards is equally likely and hints and a
 deterministic blueprint only rule hands in or out.
 
-The belief follows the game move by move (`update`): a partner's move keeps
+`log_probability` scores the true hand (how sharp the belief is). The
+grounded belief (`update(..., grounded=True)`) keeps what the hints and the
+visible copies allow and ignores why the partner moved. The belief follows
+the game move by move (`update`): a partner's move keeps
 the hands with which the blueprint chooses it (evaluated in batches on the
 engine, with each hand in turn placed in the real state and the blueprint's
 memory of the real game, which is public); the player's own
@@ -120,6 +123,17 @@ def consistent(rules: engine_lib.Rules, game: engine_lib.HanabiState,
   return fits & (used <= counts).all(axis=1)
 
 
+def log_probability(rules: engine_lib.Rules, game: engine_lib.HanabiState,
+                    belief: Belief) -> float:
+  """The log-probability of the hand the belief's player truly holds in
+  `game` (a `row`), -inf if the belief ruled it out."""
+  truth = np.asarray(game.hands)[belief.player].astype(np.int8)
+  matches = (belief.hands == truth).all(axis=1)
+  if not matches.any():
+    return -np.inf
+  return float(np.log(weights(rules, game, belief)[matches].sum()))
+
+
 def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
               belief: Belief) -> Belief:
   """The hands its hints and the unseen copies still allow."""
@@ -173,14 +187,18 @@ def blueprint_moves(blueprint: blueprints.Blueprint,
 
 def update(blueprint: blueprints.Blueprint, belief: Belief,
            before: engine_lib.HanabiState, memory: blueprints.Memory,
-           action: int, after: engine_lib.HanabiState) -> Belief:
+           action: int, after: engine_lib.HanabiState,
+           grounded: bool = False) -> Belief:
   """The belief after the move `action` took game `before` (a `row`, with
-  the blueprint's memory there) to `after` (a `row`; not finished)."""
+  the blueprint's memory there) to `after` (a `row`; not finished). A
+  `grounded` belief ignores why the partner moved: it keeps every hand the
+  hints and the visible copies allow."""
   rules = blueprint.engine.rules
   mover = int(before.current_player)
   if mover != belief.player:
-    moves = blueprint_moves(blueprint, before, memory, belief, mover)
-    belief = belief._replace(hands=belief.hands[moves == action])
+    if not grounded:
+      moves = blueprint_moves(blueprint, before, memory, belief, mover)
+      belief = belief._replace(hands=belief.hands[moves == action])
   elif action < 2 * rules.hand_size:  # The player's own discard or play.
     slot = action % rules.hand_size
     card = int(after.last.card)

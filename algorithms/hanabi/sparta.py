@@ -296,6 +296,13 @@ def sparta_start(blueprint: blueprints.Blueprint, settings: Settings,
                                               settings)}
 
 
+def game_deck(rules: engine_lib.Rules, seed: int, game: int) -> np.ndarray:
+  """Game `game`'s deck in runs of `seed`: a shuffle that depends only on
+  the two, so that runs with and without search play the same decks."""
+  return np.random.default_rng([seed, game]).permutation(
+      rules.ordered_deck())
+
+
 class GameResult(NamedTuple):
   score: float
   searcher_moves: int
