@@ -86,3 +86,28 @@ def test_belief_is_the_posterior_over_every_deck(seed):
       assert found[hand] == pytest.approx(count / total), f"move {t}"
     checked += 1
   assert checked >= 3 and ruled_out > 0
+
+
+def test_a_belief_too_large_to_hold_is_refused_before_it_is_built():
+  rules = engine_lib.Rules.from_preset("seven_cards")
+  deck = rules.ordered_deck()
+  game = beliefs.row(engine_lib.HanabiEngine(rules).deal(deck[None]))
+  with pytest.raises(beliefs.BeliefTooLarge, match="up to 6,103,515,625 "
+                     "hands"):
+    beliefs.initial(rules, game, 1, max_hands=10**9)
+
+
+def test_grounded_updates_keep_what_the_hints_allow():
+  deck = _every_deck(TINY)[7]
+  states, moves = _play(ENGINE, deck, 3)
+  grounded = beliefs.initial(TINY, beliefs.row(states[0]), SEARCHER)
+  for before, move, after in zip(states, moves, states[1:]):
+    after_row = beliefs.row(after)
+    if bool(after_row.terminated):
+      break
+    grounded = beliefs.update(RULES, grounded, beliefs.row(before), (), move,
+                              after_row, grounded=True)
+    fresh = beliefs.initial(TINY, after_row, SEARCHER)
+    assert ({tuple(h) for h in grounded.hands} ==
+            {tuple(h) for h in fresh.hands})
+    assert np.isfinite(beliefs.log_probability(TINY, after_row, grounded))

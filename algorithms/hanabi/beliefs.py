@@ -23,7 +23,7 @@ hands that are still possible.
 """
 
 import functools
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -71,18 +71,29 @@ def plausible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
   return both.reshape(rules.hand_size, -1) & present[:, None]
 
 
+class BeliefTooLarge(ValueError):
+  """An exact belief would hold more hands than allowed."""
+
+
 def initial(rules: engine_lib.Rules, game: engine_lib.HanabiState,
-            player: int) -> Belief:
-  """Every hand `player` may hold by its hints and the unseen copies."""
+            player: int, max_hands: Optional[int] = None) -> Belief:
+  """Every hand `player` may hold by its hints and the unseen copies
+  (BeliefTooLarge if that may be more than `max_hands`)."""
   allowed = plausible(rules, game, player)
   present = int((np.asarray(game.hands)[player] >= 0).sum())
+  bound = int(np.prod(allowed[:present].sum(axis=1), dtype=np.float64))
+  if max_hands is not None and bound > max_hands:
+    raise BeliefTooLarge(
+        f"the exact belief over player {player}'s {present} cards may hold "
+        f"up to {bound:,d} hands ({bound * rules.hand_size / 2**30:.1f} GiB "
+        f"as int8 cards alone), over max_hands={max_hands:,d}")
   counts = unseen(rules, game, player)
   hands = np.zeros((1, 0), np.int8)
   for slot in range(present):
     cards = np.flatnonzero(allowed[slot]).astype(np.int8)
     hands = np.concatenate([np.repeat(hands, len(cards), axis=0),
                             np.tile(cards, len(hands))[:, None]], axis=1)
-    hands = hands[(hands == hands[:, -1:]).sum(axis=1) <=
+    hands = hands[(hands == hands[:, -1:]).sum(axis=1, dtype=np.int8) <=
                   counts[hands[:, -1]]]
   empty = np.full((len(hands), rules.hand_size - present), -1, np.int8)
   return Belief(player, np.concatenate([hands, empty], axis=1))
@@ -118,9 +129,9 @@ def consistent(rules: engine_lib.Rules, game: engine_lib.HanabiState,
                                    np.maximum(hands, 0)], True).all(axis=1)
   fits &= (present == (np.asarray(game.hands)[player] >= 0)).all(axis=1)
   counts = unseen(rules, game, player)
-  used = np.stack([(hands == card).sum(axis=1)
-                   for card in range(rules.num_cards)], axis=1)
-  return fits & (used <= counts).all(axis=1)
+  for card in range(rules.num_cards):  # Card by card: N bytes at a time.
+    fits &= (hands == card).sum(axis=1, dtype=np.int8) <= counts[card]
+  return fits
 
 
 def log_probability(rules: engine_lib.Rules, game: engine_lib.HanabiState,

@@ -44,9 +44,11 @@ class Settings:
   threshold: float = 0.05  # The blueprint move's bonus.
   min_samples: int = 100  # A move's rollouts before it can be pruned.
   stds: float = 2.0  # Standard errors of the pruning bounds.
+  # The most hands an exact belief may hold (beliefs.BeliefTooLarge above).
+  max_belief_hands: int = 500_000_000
 
   def __post_init__(self):
-    for name in ("rollouts", "batch", "min_samples"):
+    for name in ("rollouts", "batch", "min_samples", "max_belief_hands"):
       if getattr(self, name) < 1:
         raise ValueError(f"{name} must be at least 1, got "
                          f"{name}={getattr(self, name)}")
@@ -254,9 +256,11 @@ class ExactBelief:
   """A player's exact belief (`beliefs.py`), following the game."""
 
   def __init__(self, blueprint: blueprints.Blueprint, player: int,
-               game: engine_lib.HanabiState):
+               game: engine_lib.HanabiState,
+               max_hands: Optional[int] = None):
     self.blueprint = blueprint
-    self.belief = beliefs.initial(blueprint.engine.rules, game, player)
+    self.belief = beliefs.initial(blueprint.engine.rules, game, player,
+                                  max_hands)
 
   def observe(self, before: engine_lib.HanabiState,
               memory: blueprints.Memory, action: int,
@@ -275,7 +279,8 @@ class SpartaSearcher(Searcher):
                game: engine_lib.HanabiState, settings: Settings):
     super().__init__(blueprint, player)
     self.settings = settings
-    self.belief = ExactBelief(blueprint, player, game)
+    self.belief = ExactBelief(blueprint, player, game,
+                              settings.max_belief_hands)
 
   def decide(self, game, memory, rng):
     return monte_carlo_search(self.blueprint, game, memory, self.player,
