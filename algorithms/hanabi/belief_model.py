@@ -86,7 +86,7 @@ class Config:
   batch_size: int = 16  # Games per update (every player's view of each).
   updates_per_collect: int = 4
   learning_starts: int = 256  # Games stored before the first update.
-  learning_rate: float = 2.5e-4
+  learning_rate: float = 1e-3  # The reference code's default.
   max_grad_norm: float = 5.0
 
   def __post_init__(self):
