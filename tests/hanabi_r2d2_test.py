@@ -197,3 +197,43 @@ def test_sparta_searches_over_a_learned_blueprint():
   assert searched.searcher_moves > 0
   # Without search the game is the blueprint's self-play on that deck.
   assert alone.score == blueprints.self_play_scores(blueprint, deck[None])[0]
+
+
+@pytest.mark.parametrize("rules", [TINY, SMALL])
+def test_moves_for_many_hands_match_the_network_on_each_hand(rules):
+  """The learned blueprint's fast path (first private layer by rows of its
+  weights) gives the network's Q values and moves on every hand."""
+  blueprint = _blueprint(rules, seed=3)
+  engine, params = blueprint.engine, blueprint.params
+  calls = blueprints.jitted(blueprint)
+  rng = np.random.default_rng(1)
+  state = engine.deal(jnp.asarray(_decks(rules, 1, 2)))
+  memory = calls.start(params, state)
+  for _ in range(3):  # A few moves in, with hints given.
+    state = engine.step(state, jnp.asarray([int(rng.choice(np.flatnonzero(
+        state.legal_action_mask[0])))], jnp.int32))
+    memory = calls.remember(params, memory, state)
+  game, row_memory = beliefs.row(state), beliefs.row(memory)
+  mover, player = int(game.current_player), 1 - int(game.current_player)
+  # Hands as the belief holds them: cards where the player holds one.
+  present = np.asarray(game.hands)[player] >= 0
+  hands = np.where(present, rng.integers(0, rules.num_cards,
+                                         (64, rules.hand_size)), -1)
+  fast = blueprint.act_with_hands(params, row_memory, game, player, mover,
+                                  jnp.asarray(hands))
+  slow = blueprints.Blueprint.act_with_hands(
+      blueprint, params, row_memory, game, player, mover, jnp.asarray(hands))
+  np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+  states = jax.tree.map(lambda x: jnp.broadcast_to(x, (64,) + x.shape), game)
+  states = engine.observe(states._replace(
+      hands=states.hands.at[:, player].set(jnp.asarray(hands))))
+  everything = jnp.ones((64, rules.num_actions), bool)
+  expected = r2d2.q_of(blueprint._net, params,  # pylint: disable=protected-access
+                       jax.tree.map(lambda x: jnp.broadcast_to(
+                           x, (64,) + x.shape), row_memory), states,
+                       jnp.full(64, mover), everything)
+  got = r2d2._q_with_hands(  # pylint: disable=protected-access
+      params, NETWORK, row_memory.hidden[mover], game.observation[mover],
+      jnp.asarray(hands), 0, rules.num_cards)
+  np.testing.assert_allclose(np.asarray(got), np.asarray(expected),
+                             rtol=1e-4, atol=1e-5)

@@ -154,26 +154,8 @@ def _possible(rules: engine_lib.Rules, game: engine_lib.HanabiState,
 
 @functools.lru_cache(maxsize=None)
 def _choices(blueprint: blueprints.Blueprint):
-  """The jitted function: the blueprint's move in a game (and its memory)
-  for each of a chunk of hands of one player."""
-  engine = blueprint.engine
-
-  def choose(params, game, memory, player, mover, hands):
-    def broadcast(x):
-      return jnp.broadcast_to(x, (len(hands),) + x.shape)
-
-    states = jax.tree.map(broadcast, game)
-    states = states._replace(hands=states.hands.at[:, player].set(
-        hands.astype(jnp.int32)))
-    if blueprint.reads_observations:
-      states = engine.observe(states)
-    else:
-      states = states._replace(
-          legal_action_mask=engine.legal_actions_of(states))
-    return blueprint.act(params, jax.tree.map(broadcast, memory), states,
-                         jnp.full(len(hands), mover))
-
-  return jax.jit(choose)
+  """The blueprint's `act_with_hands`, jitted."""
+  return jax.jit(blueprint.act_with_hands, static_argnums=(3, 4))
 
 
 def blueprint_moves(blueprint: blueprints.Blueprint,
@@ -190,7 +172,7 @@ def blueprint_moves(blueprint: blueprints.Blueprint,
     size = next(size for size in CHUNKS if size >= len(chunk))
     padded = np.concatenate([chunk, np.repeat(chunk[-1:], size - len(chunk),
                                               axis=0)])
-    moves.append(np.asarray(choose(blueprint.params, game, memory,
+    moves.append(np.asarray(choose(blueprint.params, memory, game,
                                    belief.player, mover,
                                    jnp.asarray(padded)))[:len(chunk)])
   return np.concatenate(moves) if moves else np.zeros(0, np.int32)

@@ -14,6 +14,9 @@ compiled for one blueprint serves another of the same kind (`key`):
   `states`;
 - `act(params, memory, states, movers)`: what each game's `movers` would
   play;
+- `act_with_hands(params, memory, game, player, mover, hands)`: what
+  `mover` would play in one game for each hand `player` might hold (by
+  default `act` on copies of the game; a blueprint may do it faster);
 - `value(params, memory, states)`: the points still to come, for blueprints
   that estimate them (`has_value`; learned belief search bootstraps from
   it).
@@ -85,6 +88,28 @@ class Blueprint(abc.ABC):
   def act(self, params: Any, memory: Memory, states: engine_lib.HanabiState,
           movers: jax.Array) -> jax.Array:
     """[B] what player `movers[b]` would play in game b (were it to move)."""
+
+  def act_with_hands(self, params: Any, memory: Memory,
+                     game: engine_lib.HanabiState, player: int, mover: int,
+                     hands: jax.Array) -> jax.Array:
+    """[N] what `mover` would play in `game` (one game, no batch axis; its
+    memory too) if `player` held each of `hands` ([N, H]): what exact
+    beliefs ask of the partner's blueprint, for every hand they hold."""
+    engine = self.engine
+
+    def broadcast(x):
+      return jnp.broadcast_to(x, (hands.shape[0],) + jnp.shape(x))
+
+    states = jax.tree.map(broadcast, game)
+    states = states._replace(hands=states.hands.at[:, player].set(
+        hands.astype(jnp.int32)))
+    if self.reads_observations:
+      states = engine.observe(states)
+    else:
+      states = states._replace(
+          legal_action_mask=engine.legal_actions_of(states))
+    return self.act(params, jax.tree.map(broadcast, memory), states,
+                    jnp.full(hands.shape[0], mover))
 
   def value(self, params: Any, memory: Memory,
             states: engine_lib.HanabiState) -> jax.Array:

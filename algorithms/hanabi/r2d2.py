@@ -194,6 +194,37 @@ def q_of(net: hk.MultiTransformed, params: hk.Params, memory: hk.LSTMState,
   return jnp.where(legal, q, -jnp.inf)
 
 
+_PRIVATE = "public_private_q/~/private/dense_"
+_HEAD = "public_private_q/~q/"
+
+
+def _q_with_hands(params: hk.Params, config: NetworkConfig,
+                  hidden: jax.Array, observation: jax.Array,
+                  hands: jax.Array, first_slot: int,
+                  num_cards: int) -> jax.Array:
+  """[N, A] the network's Q values (`PublicPrivateQ.q`) for one [O]
+  observation whose private cards from slot `first_slot` on are replaced by
+  each of `hands` ([N, H], -1 empty): the first private layer's input is
+  one-hot, so its output is the observation's without those cards plus the
+  sum of the hand's rows of its weights. `tests/hanabi_r2d2_test.py` checks
+  it against the network."""
+  first = params[_PRIVATE + "0"]
+  start, size = first_slot * num_cards, hands.shape[1] * num_cards
+  cleared = jnp.asarray(observation).at[start:start + size].set(0.0)
+  rows = start + jnp.arange(hands.shape[1]) * num_cards + jnp.maximum(
+      hands, 0)
+  swapped = jnp.where((hands >= 0)[..., None], first["w"][rows], 0.0)
+  x = jax.nn.relu(cleared @ first["w"] + first["b"] + swapped.sum(axis=1))
+  for layer in range(1, len(config.private_hidden) + 1):
+    dense = params[_PRIVATE + str(layer)]
+    x = jax.nn.relu(x @ dense["w"] + dense["b"])
+  fused = hidden * x
+  value = fused @ params[_HEAD + "value"]["w"] + params[_HEAD + "value"]["b"]
+  advantage = (fused @ params[_HEAD + "advantage"]["w"] +
+               params[_HEAD + "advantage"]["b"])
+  return value + advantage - advantage.mean(axis=-1, keepdims=True)
+
+
 # Weights files.
 
 
@@ -435,6 +466,26 @@ class LearnedBlueprint(blueprints.Blueprint):
         states._replace(current_player=movers))
     q = q_of(self._net, params, memory, states, movers, legal)
     return jnp.argmax(q, axis=-1).astype(jnp.int32)
+
+  def act_with_hands(self, params, memory, game, player, mover, hands):
+    """As the default, but without encoding an observation per hand: a
+    hand changes only the private part of the mover's observation (one-hot
+    cards), so the first private layer is the real observation's with the
+    hand's rows of its weights swapped in (`_q_with_hands`)."""
+    engine = self.engine
+    states = jax.tree.map(lambda x: jnp.broadcast_to(
+        x, (hands.shape[0],) + jnp.shape(x)), game)
+    states = states._replace(hands=states.hands.at[:, player].set(
+        hands.astype(jnp.int32)))
+    legal = engine.legal_actions_of(states._replace(
+        current_player=jnp.full(hands.shape[0], mover)))
+    rules = engine.rules
+    offset = (player - mover) % rules.players - 1
+    q = _q_with_hands(params, self.config, memory.hidden[mover],
+                      game.observation[mover], hands,
+                      offset * rules.hand_size, rules.num_cards)
+    return jnp.argmax(jnp.where(legal, q, -jnp.inf), axis=-1).astype(
+        jnp.int32)
 
   def value(self, params, memory, states):
     movers = jnp.maximum(states.current_player, 0)
