@@ -108,7 +108,7 @@ def weights(rules: engine_lib.Rules, game: engine_lib.HanabiState,
   for slot in range(hands.shape[1]):
     cards = hands[:, slot]
     present = cards >= 0
-    before = (hands[:, :slot] == cards[:, None]).sum(axis=1)
+    before = (hands[:, :slot] == cards[:, None]).sum(axis=1, dtype=np.int8)
     ways *= np.where(present, np.maximum(
         counts[np.maximum(cards, 0)] - before, 0), 1)
   total = ways.sum()

@@ -115,10 +115,13 @@ Rollout = Callable[[engine_lib.HanabiState, blueprints.Memory, jax.Array],
 
 def exact_sampler(rules: engine_lib.Rules, game: engine_lib.HanabiState,
                   belief: beliefs.Belief) -> Sampler:
-  """Hands drawn from an exact belief (its `weights`, computed once)."""
-  probabilities = beliefs.weights(rules, game, belief)
-  return lambda count, rng: belief.hands[rng.choice(
-      len(belief.hands), count, p=probabilities)]
+  """Hands drawn from an exact belief (its `weights` and their cumulative
+  sums computed once: a draw is then a binary search, whatever the size of
+  the belief)."""
+  cumulative = np.cumsum(beliefs.weights(rules, game, belief))
+  return lambda count, rng: belief.hands[np.minimum(
+      cumulative.searchsorted(rng.random(count) * cumulative[-1],
+                              side="right"), len(cumulative) - 1)]
 
 
 def complete_games(engine: engine_lib.HanabiEngine,
