@@ -40,12 +40,14 @@ def chasing_action(state: stratego.StrategoState, rng: np.random.RandomState,
 
 
 def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
-                     keen: float = 0.0, **rule_params) -> tuple[np.ndarray,
-                                                                 int]:
+                     keen: float = 0.0, observed_games: int = 0,
+                     **rule_params) -> tuple[np.ndarray, int]:
   """Plays random games in both engines at once, checking every ply.
 
   At every ply and for every game: the same legal actions, the same pieces
   and flags on every square, the same captures; at the end the same returns.
+  In the first `observed_games` games also both players' observation
+  tensors.
 
   Args:
     army, ply_limit, rule_params: the game (and engine) parameters.
@@ -91,6 +93,14 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
     np.testing.assert_array_equal(
         np.asarray(boards.winner) != batched.ONGOING,
         [state.is_terminal() for state in states])
+    if observed_games:
+      observations = np.asarray(engine.observations(boards))
+      for index, state in enumerate(states[:observed_games]):
+        for player in range(2):
+          np.testing.assert_allclose(
+              observations[index, player], state.observation_tensor(player),
+              err_msg=f"player {player}'s observation in game {index}:\n"
+              f"{state}", atol=1e-6)
   returns = engine.returns(boards)
   np.testing.assert_array_equal(
       returns, np.array([state.returns() for state in states]))
@@ -104,7 +114,8 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
     ("classic", 2000, 12, 3),
 ])
 def test_engines_agree_on_random_games(army, ply_limit, num_games, seed):
-  results, _ = play_in_lockstep(army, ply_limit, num_games, seed)
+  results, _ = play_in_lockstep(army, ply_limit, num_games, seed,
+                                observed_games=8)
   assert len(set(results.tolist())) > 1  # Wins or draws of both kinds.
 
 

@@ -45,6 +45,7 @@ class Boards(NamedTuple):
   placed: jax.Array  # [2] pieces placed per player.
   player: jax.Array  # [] player to move (or to place).
   ply: jax.Array  # [] plies after the setup.
+  last_move: jax.Array  # [2] origin and target of the last ply, -1 if none.
   last_origin: jax.Array  # [2] last non-attack move per player, -1 if none.
   last_target: jax.Array  # [2]
   back_and_forth: jax.Array  # [2] two-square rule counts.
@@ -142,6 +143,14 @@ class BatchedStratego:
     self.legal_mask = jax.jit(jax.vmap(self._legal_mask))
     self.step = jax.jit(self._batch_step)
     self.squares = jax.jit(jax.vmap(self._squares))
+    # [B, 2, planes · 100]: each player's observation tensor, as pyspiel's.
+    self.observations = jax.jit(jax.vmap(lambda board: jax.vmap(
+        lambda player: self._observation(board, player))(jnp.arange(2))))
+    self.observation_shape = (self.num_planes * rules_lib.NUM_SQUARES,)
+    lakes = np.zeros(rules_lib.NUM_SQUARES, np.float32)
+    lakes[sorted(rules_lib.LAKES)] = 1
+    self._lakes = jnp.asarray(lakes)
+    self._counts = jnp.asarray(np.array(rules.counts, np.float32))
     self.from_positions = jax.jit(self._batch_from_positions)
     self.sample_actions = jax.jit(self._sample_actions)
     self.random_rollout = jax.jit(self._random_rollout, static_argnums=2)
@@ -179,6 +188,7 @@ class BatchedStratego:
         placed=jnp.zeros(2, jnp.int32),
         player=jnp.int32(0),
         ply=jnp.int32(0),
+        last_move=jnp.full(2, -1, jnp.int32),
         last_origin=jnp.full(2, -1, jnp.int32),
         last_target=jnp.full(2, -1, jnp.int32),
         back_and_forth=jnp.zeros(2, jnp.int32),
@@ -515,6 +525,7 @@ class BatchedStratego:
         captured=captured,
         player=1 - player,
         ply=board.ply + 1,
+        last_move=jnp.stack([origin, target]),
         last_origin=board.last_origin.at[player].set(
             jnp.where(attack, -1, origin)),
         last_target=board.last_target.at[player].set(
@@ -552,6 +563,41 @@ class BatchedStratego:
         "revealed": occupied & board.revealed[slot],
         "shown_scout": occupied & board.shown_scout[slot],
     }
+
+  @property
+  def num_planes(self) -> int:
+    """The observation's 10×10 planes (`game.StrategoObserver`'s, one ply
+    of history)."""
+    return 4 * self.rules.num_types + 11
+
+  def _observation(self, board: Boards, player: jax.Array) -> jax.Array:
+    """[planes · 100] what `player` observes: `game.StrategoObserver`'s
+    planes for the default observation (its own pieces' identities, what is
+    public, the last ply), seen from its side (rotated for player 1)."""
+    squares = self._squares(board)
+    types = jnp.arange(self.rules.num_types)[:, None]
+    own = squares["owner"] == player
+    opponent = (squares["owner"] == 1 - player) & (
+        board.placed == self.army_size).all()
+    known = squares["revealed"] | squares["shown_scout"]
+    of_type = squares["kind"][None] == types
+    captured = board.captured / self._counts
+    constant = lambda values: jnp.broadcast_to(
+        values[:, None], (values.shape[0], rules_lib.NUM_SQUARES))
+    last = jax.nn.one_hot(board.last_move, rules_lib.NUM_SQUARES)
+    planes = jnp.concatenate([
+        own[None] & of_type, own[None], opponent[None] & known & of_type,
+        (opponent & ~known)[None], (own & squares["moved"])[None],
+        (opponent & squares["moved"])[None], (own & known)[None],
+        (opponent & squares["shown_scout"])[None], self._lakes[None],
+        constant(captured[player]), constant(captured[1 - player]),
+        constant((board.placed < self.army_size).any()[None]),
+        constant((board.ply / self.ply_limit)[None]), last,
+    ]).astype(jnp.float32)
+    view = jnp.where(player == 1, rules_lib.NUM_SQUARES - 1 -
+                     jnp.arange(rules_lib.NUM_SQUARES),
+                     jnp.arange(rules_lib.NUM_SQUARES))
+    return planes[:, view].ravel()
 
   def returns(self, boards: Boards) -> np.ndarray:
     """[batch, 2] returns: +1 win, -1 loss, 0 draw or not over."""
