@@ -216,16 +216,23 @@ class BatchedStratego:
     return self._settle_stuck(jax.vmap(self._from_positions)(positions),
                               jnp.ones(positions.shape[0], bool))
 
+  def _random_positions(self, key: jax.Array) -> jax.Array:
+    """[2·army] the squares of one game's uniformly random setups."""
+    setup_squares = np.flatnonzero(np.asarray(self._setup_squares).ravel())
+    per_player = jnp.asarray(setup_squares.reshape(2, -1) %
+                             rules_lib.NUM_SQUARES)
+    return jax.vmap(lambda k, squares: jax.random.permutation(k, squares)[
+        :self.army_size])(jax.random.split(key), per_player).ravel()
+
+  def setups_from_keys(self, keys: jax.Array) -> Boards:
+    """Boards after uniformly random setups, one per key, player 0 to
+    move (jittable)."""
+    return self._batch_from_positions(jax.vmap(self._random_positions)(keys))
+
   def random_setups(self, key: jax.Array, batch: int) -> Boards:
     """`batch` boards after uniformly random setups, player 0 to move."""
-    setup_squares = np.flatnonzero(np.asarray(self._setup_squares).ravel())
-    per_player = setup_squares.reshape(2, -1) % rules_lib.NUM_SQUARES
-    keys = jax.random.split(key, 2 * batch).reshape(batch, 2, -1)
-    chosen = jax.vmap(jax.vmap(
-        lambda k, squares: jax.random.permutation(k, squares)[
-            :self.army_size]))(keys, jnp.broadcast_to(
-                per_player, (batch,) + per_player.shape))
-    return self.from_positions(chosen.reshape(batch, -1))
+    return self.from_positions(jax.vmap(self._random_positions)(
+        jax.random.split(key, batch)))
 
   # Legal actions.
 
