@@ -34,10 +34,13 @@ def _replay_setups(state: pyspiel.State, positions: np.ndarray,
       state.apply_action(army.placement_action(int(piece_type), int(square)))
 
 
-@pytest.mark.parametrize("setup", list(GAMES))
-def test_the_env_plays_the_pyspiel_game(setup):
+@pytest.mark.parametrize("setup,relative", [
+    ("placement", False), ("random", False), ("fixed", False),
+    ("placement", True)])
+def test_the_env_plays_the_pyspiel_game(setup, relative):
   game = pyspiel.load_game(GAMES[setup])
-  env = env_lib.StrategoEnv(game)
+  env = env_lib.StrategoEnv(game, relative_actions=relative)
+  rotated = game.rules.rotated_actions()
   batch = 6
   state = env.init(jax.random.split(jax.random.PRNGKey(0), batch))
   games = [game.new_initial_state() for _ in range(batch)]
@@ -54,20 +57,37 @@ def test_the_env_plays_the_pyspiel_game(setup):
       assert player == (contract.GAME_OVER if pyspiel_state.is_terminal()
                         else pyspiel_state.current_player())
       legal = pyspiel_state.legal_actions() if player >= 0 else []
-      assert np.flatnonzero(state.legal_action_mask[index]).tolist() == legal
+      shown = np.flatnonzero(state.legal_action_mask[index])
+      if relative and player == 1:
+        shown = np.sort(rotated[shown])
+      assert shown.tolist() == legal
       for observer in range(2):
         np.testing.assert_allclose(
             state.observation[index, observer],
             pyspiel_state.observation_tensor(observer), atol=1e-6)
       if legal:
-        actions[index] = rng.choice(legal)
-        pyspiel_state.apply_action(int(actions[index]))
+        action = int(rng.choice(legal))
+        pyspiel_state.apply_action(action)
+        actions[index] = rotated[action] if relative and player == 1 else (
+            action)
     state = env.checked_step(state, jnp.asarray(actions))
     steps += 1
     for index, pyspiel_state in enumerate(games):
       assert bool(state.terminated[index]) == pyspiel_state.is_terminal()
   assert steps > 20
   np.testing.assert_array_equal(np.asarray(state.rewards)[:, 0] == 0, True)
+
+
+def test_rotating_actions_twice_is_the_identity_and_mirrors_the_board():
+  army = rules.rules_for("barrage")
+  rotated = army.rotated_actions()
+  np.testing.assert_array_equal(rotated[rotated], np.arange(len(rotated)))
+  for action in range(army.move_base, army.num_distinct_actions, 97):
+    move, turned = army.decode_move(action), army.decode_move(
+        int(rotated[action]))
+    assert turned.origin == 99 - move.origin
+    assert turned.target == (None if move.target is None else
+                             99 - move.target)
 
 
 def test_auto_reset_pays_the_returns_and_starts_a_fresh_game():

@@ -12,7 +12,10 @@ not the information-state tensor of the contract's default: the
 information state keeps 8 plies and the observation's planes already carry
 what a player remembers of the game (revealed and moved pieces, losses).
 Rewards are paid when a game ends: +1 to the winner, −1 to the loser, 0 in
-a draw. `tests/stratego_env_test.py` plays it in lockstep with the pyspiel
+a draw. With `relative_actions=True` actions are also seen from the mover's
+side: player 1's legal mask and actions are turned 180° as its observation
+is (`Rules.rotated_actions`), so that one network, seeing and acting in its
+own frame, plays either seat. `tests/stratego_env_test.py` plays it in lockstep with the pyspiel
 game.
 """
 
@@ -44,12 +47,15 @@ class StrategoEnv:
   """Jitted `init` and `step` of a Stratego game over a batch (module
   docstring)."""
 
-  def __init__(self, game: pyspiel.Game, auto_reset: bool = False):
+  def __init__(self, game: pyspiel.Game, auto_reset: bool = False,
+               relative_actions: bool = False):
     if not isinstance(game, game_lib.StrategoGame):
       raise ValueError(f"not a Stratego game: {game}")
     self.game = game
     self.name = str(game)
     self.auto_reset = auto_reset
+    self.relative_actions = relative_actions
+    self._rotated = jnp.asarray(game.rules.rotated_actions())
     self.setup_mode = game.setup_mode
     self.engine = batched.BatchedStratego(
         game.ARMY, game.ply_limit, game.more_squares_rule,
@@ -89,10 +95,14 @@ class StrategoEnv:
                      terminated: jax.Array,
                      key: jax.Array) -> StrategoEnvState:
     over = boards.winner != batched.ONGOING
+    legal = self.engine.legal_mask(boards) & ~over[:, None]
+    if self.relative_actions:
+      legal = jnp.where((boards.player == 1)[:, None], legal[:, self._rotated],
+                        legal)
     return StrategoEnvState(
         current_player=jnp.where(over, contract.GAME_OVER, boards.player),
         observation=self.engine.observations(boards),
-        legal_action_mask=self.engine.legal_mask(boards) & ~over[:, None],
+        legal_action_mask=legal,
         rewards=rewards, terminated=terminated, boards=boards, key=key)
 
   def _init(self, keys: jax.Array) -> StrategoEnvState:
@@ -108,7 +118,11 @@ class StrategoEnv:
   def _step(self, state: StrategoEnvState,
             actions: jax.Array) -> StrategoEnvState:
     was_over = state.boards.winner != batched.ONGOING
-    boards = self.engine.step(state.boards, jnp.asarray(actions, jnp.int32))
+    actions = jnp.asarray(actions, jnp.int32)
+    if self.relative_actions:
+      actions = jnp.where(state.boards.player == 1, self._rotated[actions],
+                          actions)
+    boards = self.engine.step(state.boards, actions)
     ended = (boards.winner != batched.ONGOING) & ~was_over
     rewards = jnp.where(ended[:, None], _returns(boards.winner), 0.0)
     if not self.auto_reset:

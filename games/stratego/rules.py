@@ -245,6 +245,23 @@ class Rules:
   def is_placement(self, action: int) -> bool:
     return 0 <= action < self.move_base
 
+  def rotated_actions(self) -> np.ndarray:
+    """[actions] each action id as player 1 sees it from player 0's side:
+    the board turned 180° (square s is 99 − s, up and down swap, left and
+    right swap). An involution: applied twice it is the identity."""
+    rotated = np.arange(self.num_distinct_actions)
+    placements = np.arange(self.move_base)
+    piece_type, square = np.divmod(placements, NUM_SQUARES)
+    rotated[:self.move_base] = piece_type * NUM_SQUARES + (NUM_SQUARES - 1 -
+                                                           square)
+    moves = np.arange(NUM_MOVE_ACTIONS)
+    origin, rest = np.divmod(moves, NUM_DIRECTIONS * MAX_DISTANCE)
+    direction, distance = np.divmod(rest, MAX_DISTANCE)
+    rotated[self.move_base:] = self.move_base + (
+        ((NUM_SQUARES - 1 - origin) * NUM_DIRECTIONS + (direction ^ 1)) *
+        MAX_DISTANCE + distance)
+    return rotated
+
   def decode_move(self, action: int) -> Move:
     """The move an action id in the move range denotes."""
     return self.moves[action - self.move_base]
