@@ -1,7 +1,8 @@
 """Play Barrage Stratego in a terminal against a random or a heuristic bot.
 
 Your pieces are placed from a fixed setup (`--setup_string`, default a
-built-in one) or at random (`--setup=random`); the bot's at random. Then type
+built-in one) or at random (`--setup=random`); the bot places its own
+(`algorithms/stratego/bots.py`). Then type
 moves in the board notation, e.g. `b3-b7`, `b3xb4` or `Sc b3-b7`; an illegal
 move is answered with the reason, and each move (yours and the bot's) is told
 in words with what an attack revealed. `moves` lists your legal moves; `quit`
@@ -15,17 +16,21 @@ from typing import Optional, Sequence
 
 from absl import app
 from absl import flags
+import jax
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games.stratego import rules
 from open_spiel_ext.utils import cli
 import pyspiel
 
-_BOT = flags.DEFINE_enum("bot", "heuristic", ["heuristic", "random"],
-                         "The opponent: uniformly random legal moves, or a "
-                         "greedy bot that attacks what it knows it beats.")
+_BOT = flags.DEFINE_enum("bot", "heuristic", list(bots.BOTS),
+                         "The opponent (algorithms/stratego/bots.py): random, "
+                         "a greedy bot that attacks what it knows it beats, "
+                         "a Scout-probing Flag-guarding one, or one that "
+                         "guesses unknown pieces from what is left.")
 _HUMAN = flags.DEFINE_integer("human", 0, "Which player you are, 0 or 1.")
 _SETUP = flags.DEFINE_enum("setup", "fixed", ["fixed", "random"],
                            "Your setup: --setup_string, or uniformly random.")
@@ -42,40 +47,6 @@ def random_setup_action(state: stratego.StrategoState,
   """A placement drawn so that whole setups are uniformly random."""
   actions, probabilities = zip(*state.chance_outcomes())
   return int(rng.choice(actions, p=probabilities))
-
-
-def heuristic_action(state: stratego.StrategoState,
-                     rng: np.random.RandomState) -> int:
-  """Attacks known pieces it beats, probes unknown ones, else advances.
-
-  Uses only what the player to move knows: its own pieces and the enemy
-  identities revealed so far.
-  """
-  player = state.current_player()
-  army = state.get_game().rules
-  forward = 1 if player == 0 else -1
-
-  def score(action):
-    move = army.decode_move(action)
-    attacker = state.kind[move.origin]
-    value = rng.uniform(0, 0.5)
-    if state.owner[move.target] == 1 - player:
-      known = state.revealed[move.target] or state.shown_scout[move.target]
-      if known:
-        outcome = army.combat_outcomes[attacker][state.kind[move.target]]
-        value += {rules.ATTACKER_WINS: 10, rules.FLAG_CAPTURED: 100,
-                  rules.BOTH_REMOVED: 1, rules.DEFENDER_WINS: -10}[outcome]
-      else:
-        value += 2 - 0.4 * army.types[attacker].rank  # Probe with the small.
-    rows = (move.target // 10 - move.origin // 10) * forward
-    return value + 0.5 * rows
-
-  return max(state.legal_actions(), key=score)
-
-
-def random_action(state: stratego.StrategoState,
-                  rng: np.random.RandomState) -> int:
-  return int(rng.choice(state.legal_actions()))
 
 
 def human_setup_actions(human: int) -> list[int]:
@@ -122,12 +93,16 @@ def main(argv: Sequence[str]) -> int:
     fixed = human_setup_actions(human)
   except ValueError as error:
     raise app.UsageError(str(error)) from None
+  bot = bots.bot(_BOT.value)
+  key = jax.random.PRNGKey(_SEED.value)
   while not state.setup_done():
-    if state.placing_player() == human and fixed:
+    if state.placing_player() != human:
+      key, draw = jax.random.split(key)
+      state.apply_action(bots.act_on_state(bot, state, draw))
+    elif fixed:
       state.apply_action(fixed[len(state.setups[human])])
     else:
       state.apply_action(random_setup_action(state, rng))
-  bot = heuristic_action if _BOT.value == "heuristic" else random_action
   print(f"You are player {human} ({'UPPER' if human == 0 else 'lower'} "
         f"case); the {_BOT.value} bot is player {1 - human}. Letters: "
         + ", ".join(f"{t.letter}={t.name}" for t in game.rules.types))
@@ -141,7 +116,8 @@ def main(argv: Sequence[str]) -> int:
       state.apply_action(action)
       print(stratego.describe_last_ply(state, human))
     else:
-      state.apply_action(bot(state, rng))
+      key, draw = jax.random.split(key)
+      state.apply_action(bots.act_on_state(bot, state, draw))
       print(f"bot: {stratego.describe_last_ply(state, human)}")
   print(state)
   result = state.returns()[human]

@@ -1,0 +1,1 @@
+"""Stratego agents: scripted bots and learned policies."""

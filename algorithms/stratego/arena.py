@@ -1,0 +1,106 @@
+"""Stratego matches between opponents on the batched engine.
+
+`play(env, first, second, games, key)` plays `games` games at once between
+two `rl.opponents.Opponent`s (bots, networks, mixtures), `first` in seat 0
+of the even games and seat 1 of the odd ones, each acting on its own
+observation and legal mask (the environment must show actions in the
+mover's frame, `relative_actions=True`); it returns `first`'s result in
+each game (+1, 0, −1). `win_rate` summarises results with a 95% confidence
+interval (Wilson's; a draw counts as half a win), and `round_robin` fills a
+table of every pair.
+"""
+
+import functools
+import itertools
+from typing import NamedTuple, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.games.stratego import env as env_lib
+
+
+@functools.lru_cache(maxsize=None)
+def _match(env: env_lib.StrategoEnv, first_act, second_act, games: int):
+  """Jitted: whole games between two kinds of opponents."""
+  seat = jnp.arange(games) % 2  # `first`'s seat in each game.
+  rows = jnp.arange(games)
+
+  def run(first_params, second_params, first_member, second_member, key):
+    init_key, key = jax.random.split(key)
+    state = env.init(jax.random.split(init_key, games))
+
+    def going(carry):
+      return ~carry[0].terminated.all()
+
+    def move(carry):
+      state, key, result = carry
+      key, first_key, second_key = jax.random.split(key, 3)
+      mover = jnp.maximum(state.current_player, 0)
+      observation = state.observation[rows, mover]
+      mask = state.legal_action_mask
+      actions = jnp.where(
+          mover == seat,
+          first_act(first_params, observation, mask, first_member,
+                    first_key),
+          second_act(second_params, observation, mask, second_member,
+                     second_key))
+      state = env.step(state, actions)
+      return state, key, result + state.rewards[rows, seat]
+
+    return jax.lax.while_loop(going, move,
+                              (state, key, jnp.zeros(games)))[2]
+
+  return jax.jit(run)
+
+
+def play(env: env_lib.StrategoEnv, first: opponents.Opponent,
+         second: opponents.Opponent, games: int,
+         key: jax.Array) -> np.ndarray:
+  """[games] `first`'s result in each game (module docstring)."""
+  if not env.relative_actions or env.auto_reset:
+    raise ValueError("matches need an environment with relative_actions="
+                     "True and auto_reset=False")
+  if games < 2:
+    raise ValueError(f"games must be at least 2 (one per seat), got "
+                     f"games={games}")
+  member_key, key = jax.random.split(key)
+  first_key, second_key = jax.random.split(member_key)
+  run = _match(env, first.act, second.act, games)
+  return np.asarray(run(first.params, second.params,
+                        first.draw_members(first_key, games),
+                        second.draw_members(second_key, games), key))
+
+
+class WinRate(NamedTuple):
+  rate: float  # (wins + draws / 2) / games.
+  low: float  # Wilson's 95% interval.
+  high: float
+  games: int
+
+
+def win_rate(results: np.ndarray) -> WinRate:
+  """The score rate of +1/0/−1 results with Wilson's 95% interval."""
+  games = len(results)
+  rate = float((np.asarray(results) + 1).sum() / (2 * games))
+  z = 1.96
+  centre = (rate + z**2 / (2 * games)) / (1 + z**2 / games)
+  half = z * np.sqrt(rate * (1 - rate) / games + z**2 / (4 * games**2)) / (
+      1 + z**2 / games)
+  return WinRate(rate, float(centre - half), float(centre + half), games)
+
+
+def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent],
+                games: int, key: jax.Array
+               ) -> dict[tuple[str, str], WinRate]:
+  """Every pair's match: the row player's win rate against the column's."""
+  table = {}
+  names: Sequence[str] = list(players)
+  for index, (row, column) in enumerate(itertools.combinations(names, 2)):
+    results = play(env, players[row], players[column], games,
+                   jax.random.fold_in(key, index))
+    table[row, column] = win_rate(results)
+    table[column, row] = win_rate(-results)
+  return table
