@@ -15,15 +15,19 @@ moved, and both sides' losses.
   unknown pieces with its least valuable movers, advances; random setups.
   It is the bot of `examples/play_stratego.py`.
 - `scout`: guards its Flag with the Bomb (the Bomb on the second row, the
-  Flag behind it); probes unknown pieces with Scout runs from afar; attacks
-  revealed weaker pieces and never revealed stronger ones; pulls a piece
-  that a revealed stronger enemy threatens away from it; advances.
+  Flag behind it); probes unknown pieces with Scout runs from afar, sends
+  the Marshal at unknown pieces that moved (no Bomb among them) and the
+  Miner at those that did not; attacks revealed weaker pieces and never
+  revealed stronger ones; pulls a piece that a revealed stronger enemy
+  threatens away from it; moves towards the nearest enemy piece that never
+  moved.
 - `probabilistic`: guesses each unknown enemy piece's identity from what
   is left of the enemy army (its losses and revealed pieces removed; a piece
   that moved is no Bomb or Flag) and plays the move of best expected value:
   attacks by their expected material and Flag capture, every move by the
   expected loss from the enemies next to where it goes against where it
-  stands; Flag in a back corner with the Bomb beside it.
+  stands, and by how much closer it gets to the nearest enemy piece that
+  never moved; Flag in a back corner with the Bomb beside it.
 
 `act_on_state` plays a bot in a pyspiel state (what a person plays against).
 """
@@ -201,6 +205,29 @@ def _beside_a_bomb(squares: np.ndarray, bombs: jax.Array) -> jax.Array:
   return padded[:, near].any(axis=2)
 
 
+def _manhattan() -> np.ndarray:
+  """[101, 100] squares' Manhattan distances (row NO_SQUARE: all 0)."""
+  rows, columns = np.divmod(np.arange(rules_lib.NUM_SQUARES),
+                            rules_lib.BOARD_SIZE)
+  table = (np.abs(rows[:, None] - rows[None]) +
+           np.abs(columns[:, None] - columns[None])).astype(np.float32)
+  return np.concatenate([table, np.zeros((1, rules_lib.NUM_SQUARES),
+                                         np.float32)])
+
+
+_DISTANCES = _manhattan()
+
+
+def _approach(view: _View, tables: _Tables) -> jax.Array:
+  """[B, A] how many squares closer a move brings its piece to the nearest
+  enemy piece that never moved (where the Flag is)."""
+  unmoved = view.enemy & ~view.enemy_moved
+  far = jnp.where(unmoved[:, None, :], jnp.asarray(_DISTANCES)[None],
+                  jnp.inf).min(axis=2)  # [B, 101]
+  far = jnp.where(jnp.isfinite(far), far, 0.0)
+  return far[:, tables.origin] - far[:, tables.target]
+
+
 _CORNERS = np.array([0, rules_lib.BOARD_SIZE - 1])
 _NEXT_TO_CORNERS = np.array([1, rules_lib.BOARD_SIZE - 2, rules_lib.BOARD_SIZE,
                              2 * rules_lib.BOARD_SIZE - 1])
@@ -232,15 +259,30 @@ def _scout(rules: rules_lib.Rules, tables: _Tables, view: _View,
   payoff = jnp.asarray(_payoff(rules, 100.0))[mover,
                                               jnp.maximum(defender, 0)]
   known = jnp.where(payoff < 0, -50.0, payoff)
-  probe = jnp.where(jnp.asarray(rules.scout)[mover],
-                    3.0 + 0.2 * tables.distance, -1.0)
+  names = [t.name for t in rules.types]
+  moved = _at(view.enemy_moved, tables.target, False)
+  # Unknown pieces: Scouts probe from afar; any piece goes for unmoved
+  # ones (one is the Flag; the one Bomb only stops non-Miners), the cheaper
+  # the keener; the Marshal and the General for moved ones.
+  values = jnp.asarray(_values(rules))[mover]
+  probe = jnp.where(
+      jnp.asarray(rules.scout)[mover], 3.0 + 0.2 * tables.distance,
+      jnp.where(moved, jnp.where(values >= 8.0, 2.0, -1.0),
+                jnp.where(mover == names.index("Miner"), 2.5,
+                          2.0 - 0.15 * values)))
   score = jnp.where(enemy, jnp.where(defender >= 0, known, probe), 0.0)
+  # Whoever can strikes an enemy next to its own Flag.
+  flag = view.own_type == names.index("Flag")
+  padded = jnp.concatenate([flag, jnp.zeros_like(flag[:, :1])], axis=1)
+  raiders = padded[:, rules_lib.neighbour_table()[:-1]].any(axis=2)
+  score += jnp.where(_at(raiders & view.enemy, tables.target, False) &
+                     ((payoff >= 0) | (defender < 0)), 20.0, 0.0)
   revealed = jax.nn.one_hot(view.enemy_type, rules.num_types)
   danger = _danger(rules, revealed)
   threatened = _of_mover(danger, tables.origin, attacker) > 0
   safe = _of_mover(danger, tables.target, attacker) == 0
   score += jnp.where(threatened & safe & ~enemy, 6.0, 0.0)
-  score += 0.3 * (_row(tables.target) - _row(tables.origin))
+  score += 0.5 * _approach(view, tables)
   setup = _setup_score(rules, tables, view, {
       "Bomb": lambda squares, bombs: 5.0 * (_row(squares) == 1),
       "Flag": lambda squares, bombs: 10.0 * _behind_a_bomb(squares, bombs),
@@ -264,7 +306,7 @@ def _probabilistic(rules: rules_lib.Rules, tables: _Tables, view: _View,
   danger = _danger(rules, beliefs)
   score += (_of_mover(danger, tables.origin, attacker) -
             _of_mover(danger, tables.target, attacker))
-  score += 0.2 * (_row(tables.target) - _row(tables.origin))
+  score += 0.5 * _approach(view, tables)
   setup = _setup_score(rules, tables, view, {
       "Bomb": lambda squares, bombs: 5.0 * np.isin(squares,
                                                    _NEXT_TO_CORNERS),
