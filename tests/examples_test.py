@@ -257,6 +257,17 @@ def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
   assert searched["search"]["settings"]["threshold"] == 0.05
 
 
+def test_stratego_eval_writes_the_win_rate_table(tmp_path):
+  output = _run_example("stratego_eval", "--bots=random,heuristic",
+                        "--games=4", "--ply_limit=60",
+                        f"--output_dir={tmp_path}")
+  assert "| heuristic | " in output
+  table = json.loads((tmp_path / "stratego_eval.json").read_text())["table"]
+  assert {(r["row"], r["column"]) for r in table} == {
+      ("random", "heuristic"), ("heuristic", "random")}
+  assert (tmp_path / "stratego_eval.png").exists()
+
+
 @pytest.mark.slow
 def test_hanabi_belief_train_writes_a_model_that_lbs_plays_with(tmp_path):
   output = _run_example(

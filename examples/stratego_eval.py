@@ -1,0 +1,94 @@
+"""Win rates of Stratego opponents against each other, on the batched engine.
+
+  python -m open_spiel_ext.examples.stratego_eval \
+      --bots=random,heuristic,scout,probabilistic --games=1000
+
+Plays every pair of --bots --games games (seats alternated, placements by
+each bot), prints the row bot's score rate against the column bot (a draw is
+half a win) with Wilson's 95% interval, and writes stratego_eval.json and a
+heat map PNG to --output_dir.
+"""
+
+import json
+import os
+from typing import Sequence
+
+from absl import app
+from absl import flags
+import jax
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.stratego import arena  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.stratego import bots  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.games.stratego import env as env_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+_BOTS = flags.DEFINE_list("bots", list(bots.BOTS), "The opponents to pit "
+                          "against each other (algorithms/stratego/bots.py).")
+_GAMES = flags.DEFINE_integer("games", 1_000, "Games per pair.",
+                              lower_bound=2)
+_PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
+                                  lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the matches.")
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_eval_output",
+                                  "Where the table and the PNG go.")
+
+
+def plot(names: list[str], table: dict, path: str) -> None:
+  rates = np.full((len(names), len(names)), np.nan)
+  for (row, column), rate in table.items():
+    rates[names.index(row), names.index(column)] = rate.rate
+  fig, axis = plt.subplots(figsize=(1.6 * len(names) + 2, 1.4 * len(names)))
+  image = axis.imshow(rates, vmin=0, vmax=1, cmap="RdBu")
+  for i in range(len(names)):
+    for j in range(len(names)):
+      if not np.isnan(rates[i, j]):
+        axis.text(j, i, f"{rates[i, j]:.2f}", ha="center", va="center")
+  axis.set_xticks(range(len(names)), names, rotation=20)
+  axis.set_yticks(range(len(names)), names)
+  axis.set_xlabel("against")
+  axis.set_title(f"Barrage Stratego: row's score rate, {_GAMES.value} games")
+  fig.colorbar(image)
+  fig.tight_layout()
+  fig.savefig(path, dpi=110)
+  plt.close(fig)
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  names = list(dict.fromkeys(_BOTS.value))
+  with cli.user_input("bots"):
+    players = {name: bots.bot(name) for name in names}
+  if len(players) < 2:
+    raise app.UsageError(f"--bots needs two opponents at least, got "
+                         f"{names}")
+  game = cli.load_game(f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
+  env = env_lib.StrategoEnv(game, relative_actions=True)
+  table = arena.round_robin(env, players, _GAMES.value,
+                            jax.random.PRNGKey(_SEED.value))
+  print("| row vs column | " + " | ".join(names) + " | mean |")
+  print("|---|" + "---|" * (len(names) + 1))
+  for row in names:
+    cells = [f"{table[row, c].rate:.3f} [{table[row, c].low:.3f}, "
+             f"{table[row, c].high:.3f}]" if c != row else "–"
+             for c in names]
+    mean = np.mean([table[row, c].rate for c in names if c != row])
+    print(f"| {row} | " + " | ".join(cells) + f" | {mean:.3f} |")
+  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
+  with open(os.path.join(_OUTPUT_DIR.value, "stratego_eval.json"), "w",
+            encoding="utf-8") as f:
+    json.dump({"games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,
+               "seed": _SEED.value,
+               "table": [{"row": r, "column": c, **rate._asdict()}
+                         for (r, c), rate in table.items()]}, f, indent=1)
+  plot(names, table, os.path.join(_OUTPUT_DIR.value, "stratego_eval.png"))
+  print(f"wrote stratego_eval.json and stratego_eval.png to "
+        f"{_OUTPUT_DIR.value}")
+
+
+if __name__ == "__main__":
+  cli.run(main)
