@@ -79,15 +79,6 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
 cli.define_executor_flags()
 
 
-def _depth(text: str) -> Optional[int]:
-  if text.strip() == "full":
-    return None
-  if not text.strip().isdigit():
-    raise app.UsageError(f"a rollout depth is an integer >= 1 or 'full', "
-                         f"got {text!r}")
-  return int(text)
-
-
 def _label(kind: str, depth: Optional[int] = None,
            players: Sequence[int] = (1,)) -> str:
   if kind == "sparta":
@@ -250,7 +241,9 @@ def plot_hand_sizes(table: dict[str, Any], path: str) -> None:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  depths = [_depth(text) for text in _DEPTHS.value]
+  with cli.user_input("depths"):
+    depths = [selfplay.parse_depth(text) for text in _DEPTHS.value]
+    hand_size_depth = selfplay.parse_depth(_HAND_SIZE_DEPTH.value)
   results = {"seed": _SEED.value, "rollouts": _ROLLOUTS.value}
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   with cli.user_input():
@@ -260,8 +253,7 @@ def main(argv: Sequence[str]) -> None:
       plot_blueprints(results["blueprints"], os.path.join(
           _OUTPUT_DIR.value, f"lbs_paper_{_PRESET.value}.png"))
     if "hand_sizes" in _TABLES.value:
-      results["hand_sizes"] = hand_sizes_table(
-          _depth(_HAND_SIZE_DEPTH.value))
+      results["hand_sizes"] = hand_sizes_table(hand_size_depth)
       print_hand_sizes(results["hand_sizes"])
       plot_hand_sizes(results["hand_sizes"], os.path.join(
           _OUTPUT_DIR.value, "lbs_paper_hand_sizes.png"))

@@ -25,7 +25,7 @@ progress (`algorithms/hanabi/selfplay.py`).
 """
 
 import os
-from typing import Optional, Sequence
+from typing import Sequence
 
 from absl import app
 from absl import flags
@@ -78,16 +78,6 @@ def _players() -> list[int]:
   return players
 
 
-def _depth() -> Optional[int]:
-  text = _ROLLOUT_DEPTH.value.strip()
-  if text == "full":
-    return None
-  if not text.lstrip("-").isdigit():
-    raise app.UsageError(f"--rollout_depth must be an integer >= 1 or "
-                         f"'full', got {text!r}")
-  return int(text)
-
-
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -95,7 +85,8 @@ def main(argv: Sequence[str]) -> None:
     search = selfplay.search_spec(
         _SEARCH.value, _players(),
         sparta.Settings(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
-                        threshold=_THRESHOLD.value), _depth(),
+                        threshold=_THRESHOLD.value),
+        selfplay.parse_depth(_ROLLOUT_DEPTH.value),
         _MIN_ACCEPTANCE.value,
         _BELIEF_MODEL.value or belief_model.shipped_path(
             _PRESET.value, _BLUEPRINT.value))

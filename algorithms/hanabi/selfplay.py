@@ -46,6 +46,17 @@ def load_belief_model(path: str) -> belief_model.BeliefModel:
   return belief_model.load(path)
 
 
+def parse_depth(text: str) -> Optional[int]:
+  """A rollout depth as flags spell it: an integer, or 'full' (None)."""
+  text = text.strip()
+  if text == "full":
+    return None
+  if not text.lstrip("-").isdigit():
+    raise ValueError(f"a rollout depth is an integer >= 1 or 'full', got "
+                     f"{text!r}")
+  return int(text)
+
+
 def search_spec(kind: str, searchers: list[int] = (1,),
                 settings: sparta.Settings = sparta.Settings(),
                 rollout_depth: Optional[int] = 16,

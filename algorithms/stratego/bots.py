@@ -58,7 +58,6 @@ class _View(NamedTuple):
   enemy_type: jax.Array  # [B, 100] its type if revealed, else -1.
   enemy_moved: jax.Array  # [B, 100] bool.
   enemy_left: jax.Array  # [B, T] enemy pieces of each type not yet seen.
-  placing: jax.Array  # [B] bool: the setup phase.
 
 
 class _Tables(NamedTuple):
@@ -97,15 +96,14 @@ def _values(rules: rules_lib.Rules) -> np.ndarray:
 def _decode(rules: rules_lib.Rules, observation: jax.Array) -> _View:
   """The planes of `StrategoObserver` (one ply of history)."""
   types = rules.num_types
-  planes = observation.reshape(observation.shape[0], -1,
-                               rules_lib.NUM_SQUARES) > 0.5
+  values = observation.reshape(observation.shape[0], -1,
+                               rules_lib.NUM_SQUARES)
+  planes = values > 0.5
   own = planes[:, :types]
   revealed = planes[:, types + 1:2 * types + 1]
   unknown = planes[:, 2 * types + 1]
   enemy_moved = planes[:, 2 * types + 3]
-  captured = observation.reshape(observation.shape[0], -1,
-                                 rules_lib.NUM_SQUARES)[
-                                     :, 3 * types + 7:4 * types + 7, 0]
+  captured = values[:, 3 * types + 7:4 * types + 7, 0]
   counts = jnp.asarray(rules.counts, jnp.float32)
   alive_revealed = revealed.sum(axis=2)
   return _View(
@@ -114,8 +112,7 @@ def _decode(rules: rules_lib.Rules, observation: jax.Array) -> _View:
       enemy_type=jnp.where(revealed.any(axis=1), revealed.argmax(axis=1), -1),
       enemy_moved=enemy_moved,
       enemy_left=jnp.maximum(
-          counts - jnp.round(captured * counts) - alive_revealed, 0.0),
-      placing=planes[:, 4 * types + 7].any(axis=1))
+          counts - jnp.round(captured * counts) - alive_revealed, 0.0))
 
 
 def _at(values: jax.Array, squares: np.ndarray, fill: Any = -1) -> jax.Array:
