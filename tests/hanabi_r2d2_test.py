@@ -237,3 +237,17 @@ def test_moves_for_many_hands_match_the_network_on_each_hand(rules):
       jnp.asarray(hands), 0, rules.num_cards)
   np.testing.assert_allclose(np.asarray(got), np.asarray(expected),
                              rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("preset", ["small"])
+def test_shipped_blueprints_load_and_score_as_trained(preset):
+  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
+  decks = r2d2.evaluation_decks(engine.rules, 1_000, 0)  # The run's own.
+  scores = {}
+  for strength in r2d2.STRENGTHS:
+    blueprint = r2d2.blueprint_from_name(engine, preset, strength)
+    info = r2d2.load_weights(r2d2.shipped_path(preset, strength))[3]
+    scores[strength] = blueprints.self_play_scores(blueprint, decks).mean()
+    # float16 weights play the decks the run measured within a tenth.
+    assert abs(scores[strength] - info["eval_score"]) < 0.1, strength
+  assert scores["weak"] < scores["medium"] < scores["strong"]
