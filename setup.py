@@ -29,7 +29,8 @@ setuptools.setup(
     ],
     package_data={"open_spiel_ext.games.puzzles": ["data/*.txt"],
                   "open_spiel_ext.algorithms.deepcubea": ["models/*.npz"],
-                  "open_spiel_ext.algorithms.hanabi": ["weights/*.npz"]},
+                  "open_spiel_ext.algorithms.hanabi": ["weights/*.npz"],
+                  "open_spiel_ext.algorithms.stratego": ["weights/*.npz"]},
     package_dir={"open_spiel_ext": "open_spiel_ext"} |
     {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
     install_requires=[

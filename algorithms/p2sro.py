@@ -87,6 +87,7 @@ class Settings:
   uniform_mix: float = 0.1
   meta_solver: str = "fictitious_play"  # A name of meta_solvers.META_SOLVERS.
   fictitious_play_iterations: int = 20_000  # The P2SRO reference's.
+  games_per_entry: int = 20_000  # Per sampled payoff entry (no tree).
   seed: int = 0
 
   def __post_init__(self):
@@ -98,7 +99,8 @@ class Settings:
                        f"{sorted(meta_solvers.META_SOLVERS)}, got "
                        f"meta_solver={self.meta_solver!r}")
     learner_lib.check_positive(self, "learners", "chunk_steps", "num_envs",
-                               "fictitious_play_iterations")
+                               "fictitious_play_iterations",
+                               "games_per_entry")
     learner_lib.check_non_negative(self, "min_steps", "plateau_gain")
     learner_lib.check_unit_interval(self, "uniform_mix")
 
@@ -268,7 +270,8 @@ class Pipeline:
     self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
         game, self._trainer.apply, self._trainer.env,
-        exact=evaluator == EXACT, seed=settings.seed)
+        settings.games_per_entry, exact=evaluator == EXACT,
+        seed=settings.seed)
     self.log: list[Round] = []
     self._wall_time = 0.0
     self._task_time = 0.0

@@ -1,8 +1,11 @@
-"""Play Barrage Stratego in a terminal against a random or a heuristic bot.
+"""Play Barrage Stratego in a terminal against a scripted bot or the P2SRO
+population.
 
 Your pieces are placed from a fixed setup (`--setup_string`, default a
 built-in one) or at random (`--setup=random`); the bot places its own
-(`algorithms/stratego/bots.py`). Then type
+(`algorithms/stratego/bots.py`; `--bot=p2sro` is the population the package
+ships, `examples/stratego_p2sro.py`, one member drawn from its meta-Nash
+for the game; a population file's path plays that one). Then type
 moves in the board notation, e.g. `b3-b7`, `b3xb4` or `Sc b3-b7`; an illegal
 move is answered with the reason, and each move (yours and the bot's) is told
 in words with what an attack revealed. `moves` lists your legal moves; `quit`
@@ -10,6 +13,7 @@ or the end of input ends the game (exit code 0).
 
   python -m open_spiel_ext.examples.play_stratego
   python -m open_spiel_ext.examples.play_stratego --bot=random --human=1
+  python -m open_spiel_ext.examples.play_stratego --bot=p2sro
 """
 
 from typing import Optional, Sequence
@@ -20,17 +24,18 @@ import jax
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games.stratego import rules
 from open_spiel_ext.utils import cli
 import pyspiel
 
-_BOT = flags.DEFINE_enum("bot", "heuristic", list(bots.BOTS),
-                         "The opponent (algorithms/stratego/bots.py): random, "
-                         "a greedy bot that attacks what it knows it beats, "
-                         "a Scout-probing Flag-guarding one, or one that "
-                         "guesses unknown pieces from what is left.")
+_BOT = flags.DEFINE_string(
+    "bot", "heuristic", "The opponent: random, heuristic (attacks what it "
+    "knows it beats), scout (probes with Scouts, guards its Flag), "
+    "probabilistic (guesses unknown pieces from what is left), p2sro (the "
+    "shipped P2SRO population) or a population file.")
 _HUMAN = flags.DEFINE_integer("human", 0, "Which player you are, 0 or 1.")
 _SETUP = flags.DEFINE_enum("setup", "fixed", ["fixed", "random"],
                            "Your setup: --setup_string, or uniformly random.")
@@ -93,12 +98,14 @@ def main(argv: Sequence[str]) -> int:
     fixed = human_setup_actions(human)
   except ValueError as error:
     raise app.UsageError(str(error)) from None
-  bot = bots.bot(_BOT.value)
+  with cli.user_input("bot"):
+    bot = agents.opponent(_BOT.value)
   key = jax.random.PRNGKey(_SEED.value)
+  member = int(bot.draw_members(jax.random.fold_in(key, 1), 1)[0])
   while not state.setup_done():
     if state.placing_player() != human:
       key, draw = jax.random.split(key)
-      state.apply_action(bots.act_on_state(bot, state, draw))
+      state.apply_action(bots.act_on_state(bot, state, draw, member))
     elif fixed:
       state.apply_action(fixed[len(state.setups[human])])
     else:
@@ -117,7 +124,7 @@ def main(argv: Sequence[str]) -> int:
       print(stratego.describe_last_ply(state, human))
     else:
       key, draw = jax.random.split(key)
-      state.apply_action(bots.act_on_state(bot, state, draw))
+      state.apply_action(bots.act_on_state(bot, state, draw, member))
       print(f"bot: {stratego.describe_last_ply(state, human)}")
   print(state)
   result = state.returns()[human]

@@ -2,6 +2,8 @@
 
   python -m open_spiel_ext.examples.stratego_eval \
       --bots=random,heuristic,scout,probabilistic --games=1000
+  python -m open_spiel_ext.examples.stratego_eval \
+      --bots=p2sro,random,heuristic,scout,probabilistic --games=1000
 
 Plays every pair of --bots --games games (seats alternated, placements by
 each bot), prints the row bot's score rate against the column bot (a draw is
@@ -22,12 +24,15 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.stratego import arena  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.stratego import agents  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.stratego import bots  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.games.stratego import env as env_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-_BOTS = flags.DEFINE_list("bots", list(bots.BOTS), "The opponents to pit "
-                          "against each other (algorithms/stratego/bots.py).")
+_BOTS = flags.DEFINE_list(
+    "bots", list(bots.BOTS), "The opponents to pit against each other: "
+    "scripted bots (algorithms/stratego/bots.py), p2sro (the shipped P2SRO "
+    "population) or population files.")
 _GAMES = flags.DEFINE_integer("games", 1_000, "Games per pair.",
                               lower_bound=2)
 _PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
@@ -62,7 +67,7 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   names = list(dict.fromkeys(_BOTS.value))
   with cli.user_input("bots"):
-    players = {name: bots.bot(name) for name in names}
+    players = {name: agents.opponent(name) for name in names}
   if len(players) < 2:
     raise app.UsageError(f"--bots needs two opponents at least, got "
                          f"{names}")

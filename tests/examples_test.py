@@ -269,6 +269,32 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
 
 
 @pytest.mark.slow
+def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
+  flags = ("--game=barrage_stratego(ply_limit=30)", "--max_minutes=0.5",
+           "--chunk_steps=4", "--min_steps=4", "--plateau_gain=10",
+           "--num_envs=4", "--hidden_sizes=4,4", "--games_per_entry=4",
+           "--eval_games=2", "--bots=random,scout", "--workers=1",
+           f"--output_dir={tmp_path}")
+  output = _run_example("stratego_p2sro", *flags)
+  assert "fixed policy 1: payoff" in output and "vs random " in output
+  rounds = len((tmp_path / "metrics.jsonl").read_text().splitlines())
+  measured = reporting.read_json_lines(str(tmp_path / "bots.jsonl"))
+  assert [r["population"] for r in measured] == list(range(2, rounds + 1))
+  for name in ("best_responses.png", "win_rates.png", "population.npz"):
+    assert (tmp_path / name).exists()
+  again = _run_example("stratego_p2sro", *flags[:1], "--max_minutes=1",
+                       *flags[2:])
+  assert again.count("round    1 ") == 1  # Replayed from the checkpoint.
+  assert len(reporting.read_json_lines(str(tmp_path / "bots.jsonl"))) > len(
+      measured)
+  played = subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.play_stratego",
+       f"--bot={tmp_path}/population.npz"], input="quit\n",
+      capture_output=True, text=True, timeout=300, check=True)
+  assert "bye" in played.stdout
+
+
+@pytest.mark.slow
 def test_hanabi_belief_train_writes_a_model_that_lbs_plays_with(tmp_path):
   output = _run_example(
       "hanabi_belief_train", "--preset=small", "--lstm_size=16",

@@ -32,6 +32,14 @@ def test_bad_setup_string_is_a_usage_error():
   assert "Traceback" not in result.stderr
 
 
+def test_an_unknown_bot_is_a_usage_error():
+  result = subprocess.run(COMMAND + ["--bot=nobody"], capture_output=True,
+                          text=True, timeout=120)
+  assert result.returncode == 2
+  assert "unknown Stratego opponent 'nobody'" in result.stderr
+  assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("typed", ["quit\n", "", "c4-c5\n"])
 def test_quit_and_end_of_input_end_normally(typed):
   result = subprocess.run(COMMAND, input=typed, capture_output=True,

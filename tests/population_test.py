@@ -64,6 +64,25 @@ def test_sampled_payoffs_agree_with_the_exact_ones():
   np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(40_000))
 
 
+def test_sampled_entries_depend_on_the_pair_only():
+  """A resumed run (its table restored, no key) samples the entries it adds
+  as a run never stopped: each entry's games are keyed by the pair."""
+  reference = _filled(exact=False, games_per_entry=256)
+  resumed = population_lib.Population(
+      KUHN, NETWORK.apply, batched_poker.kuhn_poker(auto_reset=True),
+      games_per_entry=256, exact=False)
+  first, second, third = _members(3)
+  resumed.add(first)
+  resumed.add(second)
+  resumed.payoffs_with([third])  # Trials in between change nothing.
+  restarted = population_lib.Population(
+      KUHN, NETWORK.apply, batched_poker.kuhn_poker(auto_reset=True),
+      games_per_entry=256, exact=False)
+  restarted.restore(resumed.state())
+  restarted.add(third)
+  np.testing.assert_array_equal(restarted.payoffs, reference.payoffs)
+
+
 def test_bad_settings_are_refused():
   with pytest.raises(ValueError, match="games_per_entry=0"):
     population_lib.Population(KUHN, NETWORK.apply, games_per_entry=0)

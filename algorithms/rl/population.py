@@ -29,6 +29,20 @@ from open_spiel_ext.algorithms.tree import policies as tree_policies
 import pyspiel
 
 
+# (engine, network) -> the versus environment and jitted act of sampled
+# entries, compiled once per process for every population of them.
+_ENTRY_GAMES: dict[Any, tuple[versus_lib.VersusEnv, Any]] = {}
+
+
+def _entry_games(env: Any, apply: learner_lib.LogitsFn,
+                 opponent: opponents.Opponent
+                ) -> tuple[versus_lib.VersusEnv, Any]:
+  if (env, apply) not in _ENTRY_GAMES:
+    _ENTRY_GAMES[env, apply] = (versus_lib.VersusEnv(env, opponent),
+                                jax.jit(opponent.act))
+  return _ENTRY_GAMES[env, apply]
+
+
 class Population:
   """Members of one architecture and their payoff table."""
 
@@ -56,7 +70,7 @@ class Population:
     self._continuous = bool(getattr(env, "continuous", False))
     self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
                        if exact else None)
-    self._key = jax.random.PRNGKey(seed)
+    self._key = jax.random.PRNGKey(seed)  # Each sampled entry folds in i, j.
     self.members: list[Any] = []
     self._tables: list[np.ndarray] = []  # Exact mode: each member's policy.
     self.payoffs = np.zeros((0, 0))
@@ -154,15 +168,20 @@ class Population:
     player, opponent = (
         opponents.of_networks(self.apply, self.members[k],
                               continuous=self._continuous) for k in (i, j))
-    versus = versus_lib.VersusEnv(self.env, opponent)
+    template, player_act = _entry_games(self.env, self.apply, opponent)
+    versus = template.against(opponent)
     batch = min(self.games_per_entry, 1024)
-    self._key, init_key, play_key = jax.random.split(self._key, 3)
+    # Keyed by the pair, not by a running key: a resumed run (whose
+    # checkpoint keeps the table, not a key) samples the entries it adds
+    # from the same games as a run never stopped.
+    init_key, play_key = jax.random.split(
+        jax.random.fold_in(jax.random.fold_in(self._key, i), j))
     state = versus.init(init_key, batch)
     seat = np.asarray(state.seat)
     totals, games = np.zeros(2), np.zeros(2)
     while games.sum() < self.games_per_entry:
       play_key, act_key = jax.random.split(play_key)
-      actions = player.act(player.params, versus.observation(state),
+      actions = player_act(player.params, versus.observation(state),
                            versus.legal_mask(state),
                            jnp.zeros(batch, jnp.int32), act_key)
       state, reward, done = versus.step(state, actions)

@@ -3,10 +3,11 @@
 
 PPO (Schulman et al., 2017) with clipped surrogate and generalised advantage
 estimation, as a learner of `learner.py`. The policy and the value function
-are separate MLPs (no shared torso: poker's returns, up to ±13 chips in
-Leduc, would make the value loss dominate shared features). Each batched
-step's transition goes into a rollout of `rollout_length` steps kept in the
-state (arrays [T, B, ...]), with the log-probability and value of the action
+are separate networks, MLPs or the Stratego convolutions (`networks.py`; no
+shared torso: poker's returns, up to ±13 chips in Leduc, would make the
+value loss dominate shared features). Each batched step's transition goes
+into a rollout of `rollout_length` steps kept in the state (arrays
+[T, B, ...]), with the log-probability and value of the action
 under the parameters that chose it (they change only at the end of a
 rollout, so `observe` recomputes them from those parameters). The step that
 fills the rollout:
@@ -49,8 +50,8 @@ import optax
 
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.nn import training
-from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import networks
 from open_spiel_ext.algorithms.rl import sac
 
 # Continuous mode's bounds on the log std (std from 0.0067 to 7.4).
@@ -62,6 +63,7 @@ _HALF_LOG_2_PI_E = 0.5 * math.log(2 * math.pi * math.e)
 class Config:
   """PPO's settings."""
   hidden_sizes: tuple[int, ...] = (128, 128)  # Of each network.
+  network: str = "mlp"  # A name of networks.NETWORKS.
   learning_rate: float = 1e-3
   rollout_length: int = 32  # Batched steps per rollout.
   epochs: int = 4  # Passes over each rollout.
@@ -82,6 +84,7 @@ class Config:
     learner_lib.check_unit_interval(self, "discount", "gae_lambda")
     learner_lib.check_non_negative(self, "value_coef", "entropy_coef")
     learner_lib.check_widths(self, "hidden_sizes")
+    networks.check(self.network)
 
 
 class Params(NamedTuple):
@@ -161,9 +164,10 @@ class PPO:
           f"rollout_length={config.rollout_length}, batch={batch}, "
           f"minibatches={config.minibatches}")
     self.config = config
-    self.policy = dqn.q_network(config.hidden_sizes, num_actions,
-                                name="policy")
-    self.value = dqn.q_network(config.hidden_sizes, 1, name="value")
+    self.policy = networks.build(config.network, config.hidden_sizes,
+                                 num_actions, "policy")
+    self.value = networks.build(config.network, config.hidden_sizes, 1,
+                                "value")
     self.observation_shape = tuple(observation_shape)
     self.num_actions = num_actions
     self.batch = batch

@@ -14,6 +14,7 @@ Everything is jittable and runs inside `lax.scan`. `HostVersusEnv` offers
 the same over `PyspielVectorEnv`, for any pyspiel game, stepped on the host.
 """
 
+import copy
 from typing import Any, NamedTuple
 
 import jax
@@ -79,6 +80,16 @@ class VersusEnv(_Versus):
             jnp.full(batch, self.seats))
     return self._init(key, seat.astype(jnp.int32), self.opponent.params,
                       self.opponent.weights)
+
+  def against(self, opponent: opponents_lib.Opponent) -> "VersusEnv":
+    """This environment against another opponent of the same kind (and
+    parameter shapes), sharing its compiled `init` and `step`."""
+    if opponent.act is not self.opponent.act:
+      raise ValueError("against() takes an opponent of the same kind as "
+                       "the environment's")
+    other = copy.copy(self)
+    other.opponent = opponent
+    return other
 
   def step(self, state: VersusState,
            actions: jax.Array) -> tuple[VersusState, jax.Array, jax.Array]:

@@ -44,10 +44,7 @@ from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
 
 BOTS = ("random", "heuristic", "scout", "probabilistic")
-# Material values by piece name (others: their rank). The Spy kills the
-# Marshal and the Miner the Bomb, worth more than their ranks.
-_VALUES = {"Spy": 3.0, "Scout": 2.0, "Miner": 4.0, "Bomb": 1.0,
-           "Flag": 100.0}
+_FLAG_VALUE = 100.0  # What the bots give the Flag (rules: material values).
 _NOISE = 0.3
 
 
@@ -89,8 +86,8 @@ def _tables(army: str) -> tuple[rules_lib.Rules, _Tables]:
 
 
 def _values(rules: rules_lib.Rules) -> np.ndarray:
-  return np.array([_VALUES.get(t.name, float(t.rank)) for t in rules.types],
-                  np.float32)
+  return np.where([t.name == "Flag" for t in rules.types], _FLAG_VALUE,
+                  rules.material).astype(np.float32)
 
 
 def _decode(rules: rules_lib.Rules, observation: jax.Array) -> _View:
@@ -356,9 +353,10 @@ def _jitted(act):
 
 
 def act_on_state(opponent: opponents.Opponent, state: pyspiel.State,
-                 key: jax.Array) -> int:
+                 key: jax.Array, member: int = 0) -> int:
   """The opponent's action in one pyspiel Stratego state (the mover's
-  frame turned back into the game's action ids for player 1)."""
+  frame turned back into the game's action ids for player 1); `member` is
+  the mixture's member playing this game (`Opponent.draw_members`)."""
   player = state.current_player()
   rules = state.get_game().rules
   rotated = rules.rotated_actions()
@@ -369,5 +367,5 @@ def act_on_state(opponent: opponents.Opponent, state: pyspiel.State,
   observation = np.asarray(state.observation_tensor(player), np.float32)
   action = int(_jitted(opponent.act)(
       opponent.params, jnp.asarray(observation)[None],
-      jnp.asarray(mask)[None], jnp.zeros(1, jnp.int32), key)[0])
+      jnp.asarray(mask)[None], jnp.full(1, member, jnp.int32), key)[0])
   return int(rotated[action]) if player == 1 else action

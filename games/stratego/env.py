@@ -12,11 +12,18 @@ not the information-state tensor of the contract's default: the
 information state keeps 8 plies and the observation's planes already carry
 what a player remembers of the game (revealed and moved pieces, losses).
 Rewards are paid when a game ends: +1 to the winner, −1 to the loser, 0 in
-a draw. With `relative_actions=True` actions are also seen from the mover's
-side: player 1's legal mask and actions are turned 180° as its observation
-is (`Rules.rotated_actions`), so that one network, seeing and acting in its
-own frame, plays either seat. `tests/stratego_env_test.py` plays it in lockstep with the pyspiel
-game.
+a draw. With `material_shaping=c > 0`, learners also see potential-based
+shaping (Ng, Harada and Russell, 1999): each ply pays player 0
+c · (Φ(after) − Φ(before)) and player 1 its negative, where Φ is the material
+player 0 is ahead by (`Rules.material` of the pieces each side lost, as a
+share of a whole army's) while the game goes on and 0 once it is over. A
+capture is rewarded when it happens, yet the shaping of a game sums to
+Φ(end) − Φ(start) = 0, so every game's return is still its result (and the
+best policies are unchanged). With `relative_actions=True` actions are also
+seen from the mover's side: player 1's legal mask and actions are turned
+180° as its observation is (`Rules.rotated_actions`), so that one network,
+seeing and acting in its own frame, plays either seat.
+`tests/stratego_env_test.py` plays it in lockstep with the pyspiel game.
 """
 
 from typing import NamedTuple
@@ -48,14 +55,21 @@ class StrategoEnv:
   docstring)."""
 
   def __init__(self, game: pyspiel.Game, auto_reset: bool = False,
-               relative_actions: bool = False):
+               relative_actions: bool = False, material_shaping: float = 0.0):
     if not isinstance(game, game_lib.StrategoGame):
       raise ValueError(f"not a Stratego game: {game}")
+    if not material_shaping >= 0:
+      raise ValueError(f"material_shaping must be >= 0, got "
+                       f"material_shaping={material_shaping!r}")
     self.game = game
     self.name = str(game)
     self.auto_reset = auto_reset
     self.relative_actions = relative_actions
-    self._rotated = jnp.asarray(game.rules.rotated_actions())
+    self.material_shaping = material_shaping
+    rules = game.rules
+    self._material = jnp.asarray(rules.material / float(
+        np.dot(rules.material, rules.counts)))
+    self._rotated = jnp.asarray(rules.rotated_actions())
     self.setup_mode = game.setup_mode
     self.engine = batched.BatchedStratego(
         game.ARMY, game.ply_limit, game.more_squares_rule,
@@ -125,6 +139,9 @@ class StrategoEnv:
     boards = self.engine.step(state.boards, actions)
     ended = (boards.winner != batched.ONGOING) & ~was_over
     rewards = jnp.where(ended[:, None], _returns(boards.winner), 0.0)
+    if self.material_shaping:
+      gain = self._potential(boards) - self._potential(state.boards)
+      rewards += self.material_shaping * jnp.stack([gain, -gain], axis=-1)
     if not self.auto_reset:
       return self._with_contract(boards, rewards,
                                  boards.winner != batched.ONGOING, state.key)
@@ -136,6 +153,13 @@ class StrategoEnv:
         fresh, boards)
     key = jnp.where(ended[:, None], pairs[:, 1], state.key)
     return self._with_contract(boards, rewards, ended, key)
+
+  def _potential(self, boards: batched.Boards) -> jax.Array:
+    """[B] Φ of the module docstring: player 0's material lead, 0 once the
+    game is over."""
+    lost = boards.captured.astype(jnp.float32) @ self._material  # [B, 2]
+    return jnp.where(boards.winner == batched.ONGOING,
+                     lost[:, 1] - lost[:, 0], 0.0)
 
 
 def _returns(winner: jax.Array) -> jax.Array:

@@ -105,6 +105,12 @@ PIECE_TYPES = (
     PieceType("Flag", "Fl", "F", 0, movable=False),
 )
 
+# Material values by piece name (others: their rank): the Spy kills the
+# Marshal and the Miner the Bomb, worth more than their ranks; the Flag's
+# loss ends the game, so it counts for nothing as material.
+MATERIAL_VALUES = {"Spy": 3.0, "Scout": 2.0, "Miner": 4.0, "Bomb": 1.0,
+                   "Flag": 0.0}
+
 ARMIES = {
     "barrage": {"Spy": 1, "Scout": 2, "Miner": 1, "General": 1, "Marshal": 1,
                 "Bomb": 1, "Flag": 1},
@@ -215,6 +221,9 @@ class Rules:
         np.int32)
     self.combat_outcomes = tuple(tuple(row) for row in self.combat.tolist())
     self.movable = tuple(t.movable for t in self.types)
+    self.material = np.array(
+        [MATERIAL_VALUES.get(t.name, float(t.rank)) for t in self.types],
+        np.float32)
     self.scout = tuple(t.scout for t in self.types)
     self.move_base = self.num_types * NUM_SQUARES
     self.num_distinct_actions = self.move_base + NUM_MOVE_ACTIONS

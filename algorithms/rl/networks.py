@@ -1,0 +1,33 @@
+"""The networks a learner's config can name: "mlp" (dense layers over the
+flattened observation, any game) and "stratego_conv" (convolutions over
+Stratego's observation planes with a square-by-square policy head,
+`algorithms/stratego/network.py`). `hidden_sizes` gives the layer widths of
+either."""
+
+from typing import Sequence
+
+import haiku as hk
+
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.stratego import network as stratego_network
+
+NETWORKS = ("mlp", "stratego_conv")
+
+
+def check(network: str) -> None:
+  """Raises ValueError unless `network` is one of NETWORKS."""
+  if network not in NETWORKS:
+    raise ValueError(f"network must be one of {NETWORKS}, got "
+                     f"network={network!r}")
+
+
+def build(network: str, hidden_sizes: Sequence[int], num_outputs: int,
+          name: str) -> hk.Transformed:
+  """The network `network` names, from observations [B, ...] to
+  `num_outputs` outputs [B, num_outputs] (logits, or 1 for a value)."""
+  check(network)
+  if network == "mlp":
+    return dqn.q_network(tuple(hidden_sizes), num_outputs, name=name)
+  return hk.without_apply_rng(hk.transform(
+      lambda x: stratego_network.StrategoNet(hidden_sizes, num_outputs,
+                                             name=name)(x)))
