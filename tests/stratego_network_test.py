@@ -17,6 +17,9 @@ from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
 
 GAME = "barrage_stratego(ply_limit=200)"
+# One environment (one compilation of its steps) for the tests that play.
+ENV = env_lib.StrategoEnv(pyspiel.load_game(GAME), relative_actions=True,
+                          material_shaping=1.0)
 
 
 def test_the_head_lays_out_every_action_at_its_square_and_channel():
@@ -40,8 +43,7 @@ def test_the_head_lays_out_every_action_at_its_square_and_channel():
 
 
 def test_the_policy_plays_only_legal_actions_from_random_positions():
-  game = pyspiel.load_game(GAME)
-  env = env_lib.StrategoEnv(game, relative_actions=True)
+  env = ENV
   policy = networks.build("stratego_conv", (8, 8), env.num_actions, "policy")
   value = networks.build("stratego_conv", (8, 8), 1, "value")
   batch = 32
@@ -51,14 +53,15 @@ def test_the_policy_plays_only_legal_actions_from_random_positions():
   value_params = value.init(jax.random.PRNGKey(2), state.observation[:, 0])
   assert value.apply(value_params, state.observation[:, 0]).shape == (batch, 1)
   act = opponents.network(policy.apply, params)
+  sample = jax.jit(act.act)
   key = jax.random.PRNGKey(3)
   decisions = 0
   for _ in range(120):  # Placements, then moves of both armies.
     key, draw = jax.random.split(key)
     mover = jnp.maximum(state.current_player, 0)
-    actions = act.act(act.params, state.observation[rows, mover],
-                      state.legal_action_mask, jnp.zeros(batch, jnp.int32),
-                      draw)
+    actions = sample(act.params, state.observation[rows, mover],
+                     state.legal_action_mask, jnp.zeros(batch, jnp.int32),
+                     draw)
     live = ~np.asarray(state.terminated)
     assert np.asarray(state.legal_action_mask)[rows, actions][live].all()
     decisions += live.sum()
@@ -67,9 +70,8 @@ def test_the_policy_plays_only_legal_actions_from_random_positions():
 
 
 def test_material_shaping_sums_to_each_games_result():
-  env = env_lib.StrategoEnv(pyspiel.load_game(GAME), relative_actions=True,
-                            material_shaping=1.0)
-  batch = 16
+  env = ENV
+  batch = 32
   state = env.init(jax.random.split(jax.random.PRNGKey(4), batch))
   key = jax.random.PRNGKey(5)
   total, shaped = np.zeros((batch, 2)), 0
@@ -129,3 +131,18 @@ def test_the_convolutions_gradient_is_the_convolutions():
                              rtol=1e-5, atol=1e-5)
   for want, got in zip(expected, actual):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_each_move_reads_the_square_it_lands_on():
+  rules = rules_lib.rules_for("barrage")
+  scores = jax.random.normal(jax.random.PRNGKey(10), (2, 10, 10, 36))
+  at = np.asarray(network.at_targets(scores)).reshape(2, 100, 36)
+  flat = np.asarray(scores).reshape(2, 100, 36)
+  checked = 0
+  for index, move in enumerate(rules.moves):
+    if move.target is not None:  # Off the board or past a lake: illegal.
+      channel = index % rules_lib.MOVES_PER_SQUARE
+      np.testing.assert_array_equal(at[:, move.origin, channel],
+                                    flat[:, move.target, channel])
+      checked += 1
+  assert checked > 1_000

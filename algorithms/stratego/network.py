@@ -13,11 +13,13 @@ Policy head (`num_outputs` the game's action count): a 1×1 convolution to
 `types + 36` logits per square, which are the action ids as the rules lay
 them out (`Rules.placement_action`, `Rules.move_action`): channel t < types
 is "place a piece of type t here", channel types + 9·direction + distance − 1
-"move the piece here `distance` squares that way". This factored head
-(piece-square × direction-distance, one convolution) scores every action
-from the features of the square it starts on, with 43 · C weights instead of
-the 4,300 · 100 · C of a dense head, and it is translation-equivariant as
-the moves are. Value head (`num_outputs=1`): a 1×1 convolution to 4
+"move the piece here `distance` squares that way". Each move's logit also
+adds a score of the square it lands on (a second 1×1 convolution to 36
+channels, read at the target by `at_targets`), so a move sees what it
+attacks or approaches however far away, as a Scout's run must. This
+factored head (piece-square × direction-distance) has 79 · C weights
+instead of the 4,300 · 100 · C of a dense head, and it is
+translation-equivariant as the moves are. Value head (`num_outputs=1`): a 1×1 convolution to 4
 channels, flattened, a dense ReLU layer of `widths[-1]` and a linear output.
 """
 
@@ -33,6 +35,7 @@ from open_spiel_ext.games.stratego import rules as rules_lib
 _SQUARES = rules_lib.NUM_SQUARES
 _SIDE = rules_lib.BOARD_SIZE
 _MOVE_CHANNELS = rules_lib.MOVES_PER_SQUARE
+_MAX_DISTANCE = rules_lib.MAX_DISTANCE
 _VALUE_CHANNELS = 4
 _LAYOUT = ("NHWC", "HWIO", "NHWC")
 
@@ -72,6 +75,23 @@ def to_actions(per_square: jax.Array, types: int) -> jax.Array:
   placements = per_square[:, :, :types].transpose(0, 2, 1)
   return jnp.concatenate([placements.reshape(batch, -1),
                           per_square[:, :, types:].reshape(batch, -1)], -1)
+
+
+def at_targets(scores: jax.Array) -> jax.Array:
+  """[B, 10, 10, 36] -> [B, 10, 10, 36]: move channel m of square s takes
+  channel m of the square that move lands on (0 off the board), by 36
+  shifted slices (whose gradients are slices too)."""
+  reach = _MAX_DISTANCE
+  padded = jnp.pad(scores, ((0, 0), (reach, reach), (reach, reach), (0, 0)))
+  shifted = []
+  for direction, (row_step, column_step) in enumerate(
+      rules_lib.DIRECTION_STEPS):
+    for distance in range(1, reach + 1):
+      row = reach + distance * row_step
+      column = reach + distance * column_step
+      shifted.append(padded[:, row:row + _SIDE, column:column + _SIDE,
+                            direction * reach + distance - 1])
+  return jnp.stack(shifted, axis=-1)
 
 
 def _patches(x: jax.Array) -> jax.Array:
@@ -143,4 +163,7 @@ class StrategoNet(hk.Module):
           jax.nn.relu(features).reshape(batch, -1)))
       return hk.Linear(1, name="value")(hidden)
     logits = hk.Linear(self._types + _MOVE_CHANNELS, name="policy")(x)
+    targets = at_targets(hk.Linear(_MOVE_CHANNELS, name="target")(x))
+    logits = jnp.concatenate([logits[..., :self._types],
+                              logits[..., self._types:] + targets], -1)
     return to_actions(logits.reshape(batch, _SQUARES, -1), self._types)
