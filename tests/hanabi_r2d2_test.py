@@ -239,7 +239,7 @@ def test_moves_for_many_hands_match_the_network_on_each_hand(rules):
                              rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("preset", ["small"])
+@pytest.mark.parametrize("preset", ["small", "full"])
 def test_shipped_blueprints_load_and_score_as_trained(preset):
   engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
   decks = r2d2.evaluation_decks(engine.rules, 1_000, 0)  # The run's own.
