@@ -69,12 +69,14 @@ _FLAGS = flags.FLAGS
 
 
 def learner_config() -> ppo.Config:
-  """PPO with the Stratego network: two epochs a rollout (the gradient
-  costs 7 forward passes on this CPU), a smaller step than the MLPs'."""
+  """PPO with the Stratego network: two epochs a rollout (a gradient costs
+  about 7 forward passes on this CPU) in 16 minibatches (more updates per
+  game played: against the random bot, 16 rose steadily where 4 stalled,
+  and a learning rate of 1e-3 rose then fell)."""
   return ppo.Config(network="stratego_conv",
                     hidden_sizes=tuple(int(w) for w in _HIDDEN_SIZES.value),
                     learning_rate=_LEARNING_RATE.value, rollout_length=32,
-                    epochs=2, minibatches=4)
+                    epochs=2, minibatches=16)
 
 
 def best_response_payoffs(payoffs: np.ndarray,
