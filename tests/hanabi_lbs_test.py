@@ -1,6 +1,7 @@
 """Tests of the learned belief model and learned belief search (LBS)."""
 
 import itertools
+import os
 
 import jax
 import jax.numpy as jnp
@@ -12,6 +13,7 @@ from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import lbs
 from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
@@ -225,3 +227,24 @@ def test_bad_lbs_settings_are_refused():
   lbs.check_setup(_rule_bot(SMALL), no_value, None)  # Full rollouts: fine.
   with pytest.raises(ValueError, match="no belief model at"):
     belief_model.load("/nonexistent/belief.npz")
+
+
+SHIPPED_MODELS = sorted(
+    name[:-len("_belief.npz")].split("_", 1)[::-1] for name in os.listdir(
+        belief_model.WEIGHTS_DIR) if name.endswith("_belief.npz"))
+
+
+@pytest.mark.parametrize("blueprint_name,preset", SHIPPED_MODELS)
+def test_shipped_belief_models_load_and_score_as_trained(blueprint_name,
+                                                         preset):
+  model = belief_model.load(belief_model.shipped_path(preset, blueprint_name))
+  blueprint = selfplay.blueprint(preset, blueprint_name)
+  model.check(blueprint)
+  # The held-out games of the run (seed 0, the trainer's defaults).
+  run = belief_model.Trainer(blueprint, belief_model.Config(
+      network=model.config))
+  eval_key = jax.random.split(jax.random.PRNGKey(0), 3)[2]
+  held_out = belief_model._held_out(run, eval_key, 256)  # pylint: disable=protected-access
+  cross_entropy = float(run.evaluate(model.params, held_out)[0])
+  assert abs(cross_entropy - model.info["eval_cross_entropy"]) < 0.01
+  assert cross_entropy < 0.8 * np.log(model.rules.num_cards)

@@ -417,8 +417,10 @@ class BeliefModel:
 
   def __init__(self, params: hk.Params, config: NetworkConfig,
                rules: engine_lib.Rules, blueprint: str, blueprint_name: str,
-               path: str = "(in memory)"):
+               path: str = "(in memory)",
+               info: Optional[dict[str, Any]] = None):
     self.params = jax.tree.map(jnp.asarray, params)
+    self.info = info or {}  # What training recorded (updates, games, ...).
     self.config, self.rules = config, rules
     self.blueprint, self.blueprint_name, self.path = (blueprint,
                                                       blueprint_name, path)
@@ -486,7 +488,7 @@ def load(path: str) -> BeliefModel:
               for k, v in meta["network"].items()}
   return BeliefModel(params, NetworkConfig(**settings),
                      engine_lib.Rules(**meta["rules"]), meta["blueprint"],
-                     meta["blueprint_name"], path)
+                     meta["blueprint_name"], path, meta["info"])
 
 
 def shipped_path(preset: str, blueprint_name: str) -> str:
