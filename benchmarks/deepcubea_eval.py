@@ -4,7 +4,9 @@ For each model and each (λ, N) setting: % solved, mean solution length,
 the mean optimal length of the same instances and % optimal (from the exact
 solvers of `algorithms/puzzle_solvers/test_sets.py`: 15-puzzle IDA* with
 pattern databases, the 2×2×2 distance table, Lights Out over GF(2); none
-for the 3×3×3 cube), nodes generated, seconds and nodes per second per
+for the 3×3×3 cube, which gets a classical comparison instead: the mean
+quarter-turn length of Kociemba's two-phase solutions, `kociemba` package of
+the benchmarks extra), nodes generated, seconds and nodes per second per
 instance. Test sets are the ones `examples/puzzle_test_set.py` writes
 (15-puzzle 1,000-10,000 random moves, cubes 100 random quarter turns,
 Lights Out uniformly random boards).
@@ -30,6 +32,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import test_sets
 
 matplotlib.use("Agg")
@@ -64,6 +67,7 @@ class Run:
   batch_size: int
   length: Optional[int]
   optimal_length: Optional[int]
+  two_phase_length: Optional[int]  # 3×3×3 only, in quarter turns.
   start_estimate: float
   nodes: int
   seconds: float
@@ -84,6 +88,8 @@ def evaluate(name: str) -> list[Run]:
   puzzle = test_sets.make_puzzle(puzzle_name, size)
   instances = list(test_sets.test_set(puzzle_name, size, _COUNT.value,
                                       _SEED.value))
+  two_phase = [len(cube_solvers.solve_two_phase(puzzle.parse(i.state)))
+               if name == "rubiks_cube_3" else None for i in instances]
   runs = []
   for weight, batch in _settings(name):
     model(puzzle.parse(instances[0].state)[None])  # Compiles before timing.
@@ -92,7 +98,8 @@ def evaluate(name: str) -> list[Run]:
       solution = bwas.solve(model, start, weight, batch, _MAX_NODES.value)
       runs.append(Run(name, weight, batch, None if solution.actions is None
                       else len(solution.actions), instance.optimal_length,
-                      float(model(start[None])[0]), solution.nodes_generated,
+                      two_phase[index], float(model(start[None])[0]),
+                      solution.nodes_generated,
                       solution.seconds))
       print(f"{name} λ={weight} N={batch} #{index}: length {runs[-1].length} "
             f"(optimal {instance.optimal_length}), {solution.nodes_generated:,}"
@@ -110,6 +117,8 @@ def summary_rows(runs: list[Run]) -> list[dict[str, object]]:
              (model, weight, batch)]
     solved = [r for r in group if r.length is not None]
     known = [r for r in solved if r.optimal_length is not None]
+    classical = [r.two_phase_length for r in group
+                 if r.two_phase_length is not None]
     seconds = sum(r.seconds for r in group)
     rows.append({
         "model": model, "λ": weight, "N": batch, "instances": len(group),
@@ -119,6 +128,7 @@ def summary_rows(runs: list[Run]) -> list[dict[str, object]]:
                          if known else None),
         "% optimal": (100 * np.mean([r.length == r.optimal_length
                                      for r in known]) if known else None),
+        "mean two-phase": np.mean(classical) if classical else None,
         "nodes": np.mean([r.nodes for r in group]),
         "seconds": seconds / len(group),
         "nodes/s": sum(r.nodes for r in group) / seconds,

@@ -279,3 +279,28 @@ def test_solvers_refuse_impossible_cubes():
   twisted[slot] = twisted[np.roll(slot, 1)]
   with pytest.raises(ValueError, match="corner twists"):
     cube_solvers.solve_two_by_two(twisted)
+
+
+def test_facelets_and_face_turns_follow_kociembas_notation():
+  cube = rubiks_cube.RubiksCube(3)
+  assert cube_solvers.facelets(cube.goal) == "".join(f * 9 for f in "URFDLB")
+  # Kociemba's facelet string after a clockwise R: U's right column shows F.
+  turned = cube_solvers.facelets(cube.next_state(
+      cube.goal, rubiks_cube.MOVE_NAMES.index("R")))
+  assert turned[:9] == "UUFUUFUUF" and turned[18:27] == "FFDFFDFFD"
+  assert cube_solvers.quarter_turns("R U' F2") == [
+      rubiks_cube.MOVE_NAMES.index(m) for m in ("R", "U'", "F", "F")]
+  with pytest.raises(ValueError, match="'X2'"):
+    cube_solvers.quarter_turns("R X2")
+
+
+def test_two_phase_solutions_solve_deep_scrambles():
+  pytest.importorskip("kociemba")
+  cube = rubiks_cube.RubiksCube(3)
+  for seed in range(10):
+    state = cube.scramble(100, seed=seed)
+    actions = cube_solvers.solve_two_phase(state)
+    assert len(actions) <= 2 * 24  # At most 24 face turns by default.
+    for action in actions:
+      state = cube.next_state(state, action)
+    assert cube.is_goal(state)

@@ -20,6 +20,10 @@ admissible. It is a corner pattern database modulo orientation, weaker than
 Korf's fixed-orientation corner database and without his edge databases, so
 it optimally solves scrambles of up to about 14 quarter turns on this
 machine (`benchmarks/puzzle_solvers.py` measures where the time goes).
+Any 3×3×3 position, not optimally: Kociemba's two-phase algorithm through
+the `kociemba` package (in the `benchmarks` extra), which finds solutions of
+at most about 22 face turns (half turns count once) in milliseconds;
+`solve_two_phase` returns them as quarter turns (a half turn is two).
 """
 
 import functools
@@ -170,6 +174,40 @@ def solve_two_by_two(state: np.ndarray) -> list[int]:
     state, distance = children[action], distance - 1
     actions.append(action)
   return actions
+
+
+def facelets(state: np.ndarray) -> str:
+  """A 3×3×3 state as the 54-letter facelet string of Kociemba's solvers:
+  faces U R F D L B, each in reading order on the usual net, which is the
+  order of this package's stickers."""
+  rubiks_cube.check_real_cube(state, 3)
+  return "".join(rubiks_cube.FACES[colour] for colour in np.asarray(state))
+
+
+def quarter_turns(solution: str) -> list[int]:
+  """Face turns in Singmaster notation ("R U' F2 ...") as quarter-turn
+  actions: X is the clockwise action of face X, X' its inverse, X2 two
+  clockwise actions."""
+  actions = []
+  for turn in solution.split():
+    face, suffix = turn[0], turn[1:]
+    if face not in rubiks_cube.FACES or suffix not in ("", "'", "2"):
+      raise ValueError(f"not a face turn: {turn!r} in {solution!r}")
+    clockwise = 2 * rubiks_cube.TURNED_FACES.index(face)
+    actions += {"": [clockwise], "'": [clockwise + 1],
+                "2": [clockwise, clockwise]}[suffix]
+  return actions
+
+
+def solve_two_phase(state: np.ndarray) -> list[int]:
+  """A (short, not optimal) quarter-turn solution of a 3×3×3 state by
+  Kociemba's two-phase algorithm (the `kociemba` package)."""
+  try:
+    import kociemba  # pylint: disable=g-import-not-at-top
+  except ImportError as error:
+    raise ImportError("the two-phase solver needs the kociemba package: pip "
+                      "install 'open_spiel_ext[benchmarks]'") from error
+  return quarter_turns(kociemba.solve(facelets(state)))
 
 
 def solve_three_by_three(state: np.ndarray,

@@ -38,7 +38,7 @@ _SHORT_NAME = "rubiks_cube"
 FACES = "URFDLB"
 MOVE_NAMES = ("U", "U'", "D", "D'", "L", "L'", "R", "R'", "B", "B'", "F",
               "F'")
-_TURNED_FACES = "UDLRBF"  # Face of actions 2k and 2k+1.
+TURNED_FACES = "UDLRBF"  # Face of actions 2k and 2k+1.
 NUM_MOVES = len(MOVE_NAMES)
 NUM_COLOURS = 6
 
@@ -105,7 +105,7 @@ def move_permutations(size: int) -> np.ndarray:
   """[12, 6·size²] int: action a maps state s to s[table[a]]."""
   positions = sticker_positions(size)
   table = []
-  for face in _TURNED_FACES:
+  for face in TURNED_FACES:
     normal = _FACE_FRAMES[face][0]
     layer = positions @ normal >= size - 1
     for quarter_turns in (-1, 1):  # Clockwise seen from outside, then back.
