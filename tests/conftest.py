@@ -1,6 +1,7 @@
 """Pytest setup: the tests run against the installed package, never the
-sources; the tests and the workers they spawn share a JAX compilation
-cache."""
+sources (except under `bazel test`, whose runfiles are the package the
+BUILD file declares); the tests and the workers they spawn share a JAX
+compilation cache."""
 
 import os
 import sys
@@ -12,7 +13,9 @@ from open_spiel_ext.algorithms.rl import learner as learner_lib
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-if os.path.abspath(open_spiel_ext.__file__).startswith(
+_UNDER_BAZEL = "TEST_SRCDIR" in os.environ
+
+if not _UNDER_BAZEL and os.path.abspath(open_spiel_ext.__file__).startswith(
     os.path.join(_REPO_ROOT, "open_spiel_ext")):
   sys.exit("Tests must import the installed open_spiel_ext, not the source "
            "folder: install it with `pip install .` and run `pytest` (not "

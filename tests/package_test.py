@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 import open_spiel_ext
 import pyspiel
 
@@ -19,6 +21,8 @@ def test_registered_games():
   assert set(PLUGIN_GAMES) <= set(pyspiel.registered_names())
 
 
+@pytest.mark.skipif("TEST_SRCDIR" in os.environ,
+                    reason="bazel test runs the source layout")
 def test_installed_under_the_namespace():
   package_dir = os.path.dirname(open_spiel_ext.__file__)
   for subpackage in ("games", "algorithms", "utils", "examples"):
