@@ -4,8 +4,7 @@ Each player keeps a population of pure best responses. The restricted game
 keeps, at each information state, only the actions some population member plays
 there. Its equilibrium (the meta-NE) is found by CFR+ (or linear CFR) warm
 started across iterations, on the sub-tree of histories the restricted game
-reaches (laid out at a power-of-two width, so compiled sweeps are reused while
-it grows), and exact best responses to the meta-NE in the full game join the
+reaches (sweeps compiled once serve every sub-tree as it grows), and exact best responses to the meta-NE in the full game join the
 populations. A full-game best response of player p is computed exactly on the
 sub-tree where p plays freely and the opponent plays restricted-game actions:
 elsewhere the meta-NE gives zero reach.
@@ -19,6 +18,7 @@ or, when a target exploitability is given, as soon as the meta-NE reaches it.
 """
 
 import dataclasses
+import threading
 import time
 from typing import Iterator, Optional
 
@@ -93,35 +93,28 @@ class XDO:
     self.histories_visited = 0
     self.iteration = 0
     self.mask = np.zeros_like(self.tree.legal)
+    # The inner solver's sweeps compile on another core meanwhile.
+    compiling = threading.Thread(target=cfr.compile_ahead,
+                                 args=(self.tree, inner_solver), daemon=True)
+    compiling.start()
     uniform = policies.uniform(self.tree.legal)
     for player in (0, 1):
       _, actions = self._oracle(self.sweeps, uniform, player, self.tree.legal)
       self._add(actions, player)
-    self.restricted = self.oracle_trees = None
     self._lay_out_sub_trees()
+    compiling.join()
     self.solver = cfr.CFRSolver(self.restricted, inner_solver, self.mask)
 
-  def _sub_trees(self, masks: list[np.ndarray],
-                 previous: Optional[list[sweeps_lib.TreeSweeps]]
-                ) -> list[sweeps_lib.TreeSweeps]:
-    """The sub-trees `masks` reach, laid out at one width that never shrinks
-    (so that their sweeps share one compilation)."""
-    keeps = [self.tree.reachable(mask) for mask in masks]
-    width = max([self.tree.level_width(keep) for keep in keeps] +
-                [trees.layout.width for trees in previous or []])
-    return [
-        sweeps_lib.TreeSweeps(self.tree, keep, min_width=width,
-                              power_of_two=True) for keep in keeps
-    ]
-
   def _lay_out_sub_trees(self) -> None:
-    """The restricted game's sub-tree, and each best responder's."""
-    (self.restricted,) = self._sub_trees(
-        [self.mask], [self.restricted] if self.restricted else None)
-    self.oracle_trees = self._sub_trees([
-        np.where((self.tree.infoset_player == player)[:, None],
-                 self.tree.legal, self.mask) for player in (0, 1)
-    ], self.oracle_trees)
+    """The restricted game's sub-tree, and each best responder's (every
+    layout of the tree shares one compilation of each sweep)."""
+    self.restricted = sweeps_lib.TreeSweeps(self.tree,
+                                            self.tree.reachable(self.mask))
+    self.oracle_trees = [
+        sweeps_lib.TreeSweeps(self.tree, self.tree.reachable(np.where(
+            (self.tree.infoset_player == player)[:, None], self.tree.legal,
+            self.mask))) for player in (0, 1)
+    ]
 
   def _oracle(self, tree_sweeps: sweeps_lib.TreeSweeps, policy: np.ndarray,
               player: int, mask: np.ndarray) -> tuple[float, np.ndarray]:

@@ -5,7 +5,8 @@ Sections (--sections, all by default):
                iteration on Leduc; first iteration below 0.1.
   clones       Wall time to exploitability <= --target on m-Clone Leduc,
                m = 1, 2, 3: XDO, our CFR+, OpenSpiel JaxCFR and OpenSpiel C++
-               CFR+ on cached_tree, tree builds included, evaluation excluded.
+               CFR+ on cached_tree, tree builds included, evaluation excluded;
+               and how many times (and how long) JAX compiled during XDO.
   histories    Exploitability against histories visited on 2-Clone Leduc and
                Oshi-Zumo (4, 3, 6): XDO, CFR+, external-sampling MCCFR.
   gmp          perturbed_k_gmp, k = 2, 8, 32, 128: exploitability reached in a
@@ -187,7 +188,8 @@ def clones_section(output_dir: str) -> None:
     tree = game_tree.build_tree(pyspiel.load_game(game_string))
     histories = tree.num_nodes
     del tree
-    xdo_log = _xdo_log(game_string, target, budget, start)
+    with reporting.counting_compilations() as compilations:
+      xdo_log = _xdo_log(game_string, target, budget, start)
     xdo_points = [(e.wall_time, e.iteration, e.exploitability)
                   for e in xdo_log]
     runs = {"XDO": xdo_points,
@@ -196,7 +198,8 @@ def clones_section(output_dir: str) -> None:
       runs["OpenSpiel JaxCFR"] = _jax_cfr_curve(game_string, target, budget)
       runs["OpenSpiel C++ CFR+"] = _openspiel_cpp_cfr_plus_curve(
           game_string, target, budget)
-    row = [clones, f"{histories:,}"] + [
+    row = [clones, f"{histories:,}",
+           f"{compilations.count} ({compilations.seconds:.1f} s)"] + [
         _time_to(runs[name], target) if name in runs else "not run"
         for name in ("XDO", "ours CFR+", "OpenSpiel JaxCFR",
                      "OpenSpiel C++ CFR+")]
@@ -213,7 +216,8 @@ def clones_section(output_dir: str) -> None:
                for name, points in runs.items()]
   _table(f"m-Clone Leduc: seconds to exploitability <= {target} (build "
          "included, evaluation excluded)",
-         ["clones", "histories", "XDO", "ours CFR+", "OpenSpiel JaxCFR",
+         ["clones", "histories", "XDO's compilations", "XDO", "ours CFR+",
+          "OpenSpiel JaxCFR",
           "OpenSpiel C++ CFR+", "C++ CFR+ / XDO"], rows)
   reporting.plot_curves(os.path.join(output_dir, "clones.png"),
                         [("seconds", "log")], curves,

@@ -54,21 +54,24 @@ def main(argv: Sequence[str]) -> None:
   print(f"{game}: {sizes['histories']:,} histories, "
         f"{sizes['information_states']:,} information states; tree built in "
         f"{time.time() - start:.2f} s")
-  solver = xdo.XDO(
-      sweeps.TreeSweeps(tree), inner_solver=_INNER_SOLVER.value,
-      epsilon=_EPSILON.value, epsilon_decay=_EPSILON_DECAY.value,
-      inner_check_every=_INNER_CHECK_EVERY.value, start_time=start)
-  log = reporting.follow(
-      solver.run(target_exploitability=_TARGET.value or None,
-                 max_iterations=_MAX_ITERATIONS.value,
-                 time_limit=_TIME_LIMIT.value), _OUTPUT_DIR.value,
-      lambda entry: (
-          f"iter {entry.iteration:3d}  {entry.wall_time:7.2f} s  "
-          f"exploitability {entry.exploitability:.5f}  restricted "
-          f"{entry.restricted_exploitability:.5f}  restricted game "
-          f"{entry.restricted_histories:,} histories  visited "
-          f"{entry.histories_visited:,}  inner {entry.inner_iterations}  "
-          f"+{entry.new_actions} actions"))
+  with reporting.counting_compilations() as compilations:
+    solver = xdo.XDO(
+        sweeps.TreeSweeps(tree), inner_solver=_INNER_SOLVER.value,
+        epsilon=_EPSILON.value, epsilon_decay=_EPSILON_DECAY.value,
+        inner_check_every=_INNER_CHECK_EVERY.value, start_time=start)
+    log = reporting.follow(
+        solver.run(target_exploitability=_TARGET.value or None,
+                   max_iterations=_MAX_ITERATIONS.value,
+                   time_limit=_TIME_LIMIT.value), _OUTPUT_DIR.value,
+        lambda entry: (
+            f"iter {entry.iteration:3d}  {entry.wall_time:7.2f} s  "
+            f"exploitability {entry.exploitability:.5f}  restricted "
+            f"{entry.restricted_exploitability:.5f}  restricted game "
+            f"{entry.restricted_histories:,} histories  visited "
+            f"{entry.histories_visited:,}  inner {entry.inner_iterations}  "
+            f"+{entry.new_actions} actions"))
+  print(f"JAX compiled {compilations.count} times in "
+        f"{compilations.seconds:.2f} s of that")
   reporting.finish(log, _OUTPUT_DIR.value, "xdo", f"XDO on {game}",
                    solver.tabular_policy())
 

@@ -1,12 +1,14 @@
 """Output shared by the algorithms, examples and benchmarks: JSON lines of
 metrics, plots, and policies as JSON."""
 
+import contextlib
 import dataclasses
 import json
 import os
 import resource
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import jax
 import matplotlib
 import numpy as np
 
@@ -231,6 +233,35 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
 def peak_memory_mb() -> float:
   """This process's peak resident memory in MB (Linux reports kilobytes)."""
   return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# What JAX records once per XLA compilation (jax._src.dispatch's
+# BACKEND_COMPILE_EVENT), with its duration.
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+
+@dataclasses.dataclass
+class Compilations:
+  count: int = 0  # XLA compilations.
+  seconds: float = 0.0  # Their time.
+
+
+@contextlib.contextmanager
+def counting_compilations() -> Iterator[Compilations]:
+  """Counts the XLA compilations JAX makes inside the block (those loaded
+  from a persistent compilation cache are not compilations)."""
+  counted = Compilations()
+
+  def listen(event: str, duration: float, **unused_kwargs) -> None:
+    if event == _COMPILE_EVENT:
+      counted.count += 1
+      counted.seconds += duration
+
+  jax.monitoring.register_event_duration_secs_listener(listen)
+  try:
+    yield counted
+  finally:
+    jax.monitoring.unregister_event_duration_listener(listen)
 
 
 def standard_error(values: Sequence[float]) -> float:

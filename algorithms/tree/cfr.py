@@ -48,28 +48,39 @@ def regret_matching(regrets: jax.Array, mask: jax.Array) -> jax.Array:
 
 
 def _player_pass(layout, arrays, state: CFRState, mask, player,
-                 variant: str) -> CFRState:
+                 variant: str, scratch: sweeps.Scratch
+                ) -> tuple[CFRState, sweeps.Scratch]:
   """Updates `player`'s regrets and average policy; refreshes the policy."""
-  weights = sweeps.edge_weights(arrays, state.current)
-  reach = sweeps.reach_probabilities(arrays, weights)
-  values = sweeps.node_values(layout, arrays, weights) * (1.0 - 2 * player)
-  counterfactual = sweeps.counterfactual_reach(reach, player)
-  parent = arrays["parent"][1:]  # Edges: into the nodes of levels 1, 2, ...
-  parent_reach = jnp.take_along_axis(counterfactual[:-1], parent, axis=1)
-  parent_values = jnp.take_along_axis(values[:-1], parent, axis=1)
-  mine = arrays["owner"][1:] == player
-  edge_regrets = jnp.where(mine, parent_reach * (values[1:] - parent_values),
-                           0.0)
+  scratch = sweeps.reach_probabilities(layout, arrays, state.current, scratch)
   num_infosets, num_actions = mask.shape
-  regrets = jax.ops.segment_sum(
-      edge_regrets.ravel(),
-      (arrays["parent_infoset"][1:] * num_actions +
-       arrays["action"][1:]).ravel(),
-      num_segments=num_infosets * num_actions).reshape(num_infosets,
-                                                       num_actions)
-  own_reach = jax.ops.segment_sum(
-      jnp.where(arrays["player"] == player, reach[:, player], 0.0).ravel(),
-      arrays["infoset"].ravel(), num_segments=num_infosets)
+
+  def sums(chunk, values, sums):
+    """Adds up, per information state of `player` (and action), its
+    histories' counterfactual values (cf), the values of their children
+    weighted by the parents' cf (child_cf), and their own reach: the regret
+    of (I, a) is child_cf[I, a] − cf[I]."""
+    child_cf, cf, own_reach = sums
+    reach = scratch.reach
+    parent = chunk.of(arrays["parent"])
+    edge = chunk.valid & (chunk.of(arrays["owner"]) == player)
+    child_cf = child_cf.at[jnp.where(
+        edge, chunk.of(arrays["parent_infoset"]) * num_actions +
+        chunk.of(arrays["action"]), num_infosets * num_actions)].add(
+            sweeps.counterfactual_reach(reach, parent, player) * values,
+            mode="drop")
+    mine = jnp.where(chunk.valid & (chunk.of(arrays["player"]) == player),
+                     chunk.of(arrays["infoset"]), num_infosets)
+    cf = cf.at[mine].add(sweeps.counterfactual_reach(
+        reach, chunk.index, player) * values, mode="drop")
+    own_reach = own_reach.at[mine].add(reach[chunk.index][:, player],
+                                       mode="drop")
+    return child_cf, cf, own_reach
+
+  scratch, (child_cf, cf, own_reach) = sweeps.node_values(
+      layout, arrays, state.current, scratch, 1.0 - 2 * player, sums,
+      (jnp.zeros(num_infosets * num_actions), jnp.zeros(num_infosets),
+       jnp.zeros(num_infosets)))
+  regrets = child_cf.reshape(num_infosets, num_actions) - cf[:, None]
   iteration = (state.iteration + 1).astype(jnp.float64)
   average_weight = 1.0 if variant == "cfr" else iteration
   regret_weight = iteration if variant == "linear" else 1.0
@@ -81,19 +92,31 @@ def _player_pass(layout, arrays, state: CFRState, mask, player,
   average_weights = state.average_weights + jnp.where(
       is_mine, average_weight * own_reach[:, None] * state.current, 0.0)
   return state._replace(regrets=cumulative, average_weights=average_weights,
-                        current=regret_matching(cumulative, mask))
+                        current=regret_matching(cumulative, mask)), scratch
+
+
+@jax.jit
+def _restricted(state: CFRState, mask) -> CFRState:
+  """`state` in the game `mask` restricts: regrets of other actions dropped,
+  the current policy matched to the rest."""
+  regrets = jnp.where(mask, state.regrets, 0.0)
+  return state._replace(regrets=regrets,
+                        current=regret_matching(regrets, mask))
 
 
 @functools.partial(jax.jit, static_argnums=(0, 4))
 def _iterate(layout, arrays, state: CFRState, mask, variant: str,
              num_iterations) -> CFRState:
-  def one_pass(player, state):
-    return _player_pass(layout, arrays, state, mask, player, variant)
+  def one_pass(player, carry):
+    state, scratch = carry
+    return _player_pass(layout, arrays, state, mask, player, variant, scratch)
 
-  def one_iteration(_, state):
-    state = jax.lax.fori_loop(0, 2, one_pass, state)
-    return state._replace(iteration=state.iteration + 1)
-  return jax.lax.fori_loop(0, num_iterations, one_iteration, state)
+  def one_iteration(_, carry):
+    state, scratch = jax.lax.fori_loop(0, 2, one_pass, carry)
+    return state._replace(iteration=state.iteration + 1), scratch
+
+  return jax.lax.fori_loop(0, num_iterations, one_iteration,
+                           (state, sweeps.new_scratch(layout)))[0]
 
 
 class CFRSolver:
@@ -108,8 +131,8 @@ class CFRSolver:
     self.variant = variant
     tree = tree_sweeps.tree
     with jax.enable_x64(True):
-      zeros = jnp.zeros(tree.legal.shape)
-      self._state = CFRState(zeros, zeros, zeros, jnp.asarray(0))
+      zeros = np.zeros(tree.legal.shape)
+      self._state = CFRState(*map(jnp.asarray, (zeros, zeros, zeros, 0)))
     self.set_mask(tree.legal if mask is None else mask)
 
   @property
@@ -142,10 +165,7 @@ class CFRSolver:
                        "state, and only legal ones")
     self._mask = mask
     with jax.enable_x64(True):
-      device_mask = jnp.asarray(mask)
-      regrets = jnp.where(device_mask, self._state.regrets, 0.0)
-      self._state = self._state._replace(
-          regrets=regrets, current=regret_matching(regrets, device_mask))
+      self._state = _restricted(self._state, jnp.asarray(mask))
 
   def run(self, num_iterations: int) -> None:
     """Runs `num_iterations` iterations (both players each); returns when the
@@ -163,3 +183,12 @@ class CFRSolver:
     """The average policy; uniform on the mask where nothing accumulated."""
     return policies.normalized(np.asarray(self._state.average_weights),
                                self._mask)
+
+
+def compile_ahead(tree: game_tree_lib.GameTree, variant: str) -> None:
+  """Compiles the solver's sweeps for `tree` (and all its sub-trees) by
+  running them on the sub-tree of its root alone, which costs nothing: run
+  in a thread, compilation overlaps the caller's work on another core."""
+  root = sweeps.TreeSweeps(tree, np.arange(tree.num_nodes) == 0)
+  CFRSolver(root, variant).run(0)
+  root.expected_value(policies.uniform(tree.legal))
