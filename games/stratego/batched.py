@@ -9,9 +9,11 @@ games, that both engines agree on legal actions, positions and results.
 Pieces live in slots: slot `player·army_size + i` is the i-th piece the player
 places (so its type is `rules.placement_types[i]`). A board keeps each slot's
 square (`NO_SQUARE` until placed and once captured) and, per square, the slot
-on it. Legal actions are computed per slot (36 moves each) rather than per
-action id, and kept in the state as a compact mask: 100 entries for the
-squares of the next placement, then 36 per slot. `legal_mask` expands it to
+on it. Legal actions are computed per slot rather than per action id, and
+only for pieces that move (the slots' types are fixed): the state keeps a
+compact mask of 100 entries for the squares of the next placement, then 36
+per Scout (4 directions × 9 distances) and 4 per other moving piece.
+`legal_mask` expands it to
 the game's action ids.
 
 Every function takes and returns a `Boards` batch and is `jax.jit`ted; a
@@ -118,18 +120,33 @@ class BatchedStratego:
     self.more_squares_rule = more_squares_rule
     self.both_stuck_draw = both_stuck_draw
     self.army_size = rules.army_size
-    self.num_compact = rules_lib.NUM_SQUARES + (
-        rules.army_size * rules_lib.MOVES_PER_SQUARE)
+    # (set below, from the movers)
     self.num_actions = rules.num_distinct_actions
     placement_types = np.array(rules.placement_types, np.int32)
     self._placement_types = jnp.asarray(placement_types)
     self._placement_remaining = jnp.asarray(
         np.array(rules.placement_remaining, np.int32))
     self._slot_type = jnp.asarray(np.tile(placement_types, 2))
-    self._slot_movable = jnp.asarray(
-        np.array(rules.movable, bool)[np.tile(placement_types, 2)])
-    self._slot_scout = jnp.asarray(
-        np.array(rules.scout, bool)[np.tile(placement_types, 2)])
+    # An army's slots whose pieces move, Scouts (any distance) and the
+    # others (one square); the compact mask holds their moves only.
+    scout = np.array(rules.scout, bool)[placement_types]
+    movable = np.array(rules.movable, bool)[placement_types]
+    self._scout_slots = np.flatnonzero(scout)
+    self._stepper_slots = np.flatnonzero(movable & ~scout)
+    self._movers = ((self._scout_slots, rules_lib.MAX_DISTANCE),
+                    (self._stepper_slots, 1))
+    self.num_compact = rules_lib.NUM_SQUARES + (
+        len(self._scout_slots) * rules_lib.MOVES_PER_SQUARE +
+        len(self._stepper_slots) * rules_lib.NUM_DIRECTIONS)
+    # Each compact move entry's offset in its origin square's 36 actions.
+    self._move_offsets = jnp.asarray(np.concatenate([
+        np.tile(np.arange(rules_lib.MOVES_PER_SQUARE),
+                len(self._scout_slots)),
+        np.tile(np.arange(rules_lib.NUM_DIRECTIONS) * rules_lib.MAX_DISTANCE,
+                len(self._stepper_slots))]))
+    self._mover_slots = np.concatenate([
+        np.repeat(self._scout_slots, rules_lib.MOVES_PER_SQUARE),
+        np.repeat(self._stepper_slots, rules_lib.NUM_DIRECTIONS)])
     self._combat = jnp.asarray(rules.combat)
     self._rays = jnp.asarray(rules_lib.ray_table())
     self._neighbours = jnp.asarray(rules_lib.neighbour_table())
@@ -241,11 +258,11 @@ class BatchedStratego:
     """The compact legal mask; `setup_over` promises the setup is complete."""
     if setup_over:
       return jnp.concatenate([jnp.zeros(rules_lib.NUM_SQUARES, bool),
-                              self._move_legal(board).ravel()])
+                              self._move_legal(board)])
     setup_done = board.placed[1] == self.army_size
     placement = jnp.where(setup_done, False, self._placement_legal(board))
     moves = jnp.where(setup_done, self._move_legal(board), False)
-    return jnp.concatenate([placement, moves.ravel()])
+    return jnp.concatenate([placement, moves])
 
   def _placement_legal(self, board: Boards) -> jax.Array:
     player = board.player
@@ -262,36 +279,39 @@ class BatchedStratego:
     return candidates & (from_here >= self._placement_remaining[index])
 
   def _move_legal(self, board: Boards) -> jax.Array:
-    """[army, directions, distances] legal moves of the player to move, but
-    for the more-squares rule (`_apply_chase_rule`)."""
+    """[compact moves] legal moves of the player to move (the Scouts' 36
+    per piece, then the other movers' 4), but for the more-squares rule
+    (`_apply_chase_rule`). Pieces that never move have no entries: classic
+    Stratego's 8 Scouts and 25 other movers make 388, not 40 × 36."""
+    return jnp.concatenate([self._moves_of(board, slots, distances).ravel()
+                            for slots, distances in self._movers])
+
+  def _moves_of(self, board: Boards, army_slots: np.ndarray,
+                distances: int) -> jax.Array:
+    """[len(army_slots), directions, distances] legal moves of the given
+    slots of the player to move, up to `distances` squares away."""
     player = board.player
-    slots, own, targets = self._own_moves(board)
+    _, own, targets = self._reach_of(board, army_slots, distances)
     occupant = board.owner[targets]
     empty = occupant == _EMPTY
     # Squares up to which the path is clear, unrolled (cumprod is slow on
     # CPU): a piece reaches distance d if every square before it is empty.
     reachable = [jnp.ones(empty.shape[:-1], bool)]
-    for distance in range(1, rules_lib.MAX_DISTANCE):
+    for distance in range(1, distances):
       reachable.append(reachable[-1] & empty[..., distance - 1])
     reachable = jnp.stack(reachable, axis=-1)
-    first_step = jnp.arange(rules_lib.MAX_DISTANCE) == 0
-    distance_ok = self._slot_scout[slots][:, None, None] | first_step
-    legal = (reachable & (empty | (occupant == 1 - player)) & distance_ok &
-             self._slot_movable[slots][:, None, None])
+    legal = reachable & (empty | (occupant == 1 - player))
     forbidden = ((board.back_and_forth[player] >= rules_lib.MAX_BACK_AND_FORTH)
                  & self._returns(board, own, targets) & empty)
     return legal & ~forbidden
 
-  def _own_moves(self, board: Boards) -> tuple[jax.Array, jax.Array,
-                                               jax.Array]:
-    """The slots of the player to move [army], their squares [army] and the
-    squares each move reaches [army, directions, distances]."""
-    player = board.player
-    own = jax.lax.dynamic_slice_in_dim(board.position,
-                                       player * self.army_size,
-                                       self.army_size)
-    slots = jnp.arange(self.army_size) + player * self.army_size
-    return slots, own, self._rays[own]
+  def _reach_of(self, board: Boards, army_slots: np.ndarray, distances: int
+               ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The given slots of the player to move [n], their squares [n] and the
+    squares their moves reach [n, directions, distances]."""
+    slots = army_slots + board.player * self.army_size
+    own = board.position[slots]
+    return slots, own, self._rays[own][..., :distances]
 
   def _returns(self, board: Boards, own: jax.Array,
                targets: jax.Array) -> jax.Array:
@@ -303,25 +323,27 @@ class BatchedStratego:
     """[compact] the moves the more-squares rule forbids the player to move:
     to an empty square next to an evading piece, not straight back, and
     recreating a position recorded in the chase."""
-    slots, own, targets = self._own_moves(board)
     evading_squares = jnp.where(board.evading, board.position,
                                 rules_lib.NO_SQUARE)
     near_evader = jnp.zeros(rules_lib.NUM_SQUARES + 1, bool).at[
         self._neighbours[evading_squares]].set(True).at[
             rules_lib.NO_SQUARE].set(False)
-    after = (self._position_hash(board) ^ self._slot_hashes[slots, own]
-             )[:, None, None] ^ self._slot_hashes[slots[:, None, None],
-                                                  targets]
     recorded = (jnp.arange(rules_lib.CHASE_MEMORY) <
                 jnp.minimum(board.chase_count, rules_lib.CHASE_MEMORY))
-    seen = jnp.any(
-        jnp.all(after[..., None, :] == board.chase_hashes, axis=-1) & recorded,
-        axis=-1)
-    forbidden = ((board.chaser == board.player) & near_evader[targets] & seen
-                 & (board.owner[targets] == _EMPTY) &
-                 ~self._returns(board, own, targets))
-    return jnp.concatenate([jnp.zeros(rules_lib.NUM_SQUARES, bool),
-                            forbidden.ravel()])
+    position_hash = self._position_hash(board)
+
+    def forbidden_of(army_slots, distances):
+      slots, own, targets = self._reach_of(board, army_slots, distances)
+      after = (position_hash ^ self._slot_hashes[slots, own])[
+          :, None, None] ^ self._slot_hashes[slots[:, None, None], targets]
+      seen = jnp.any(jnp.all(after[..., None, :] == board.chase_hashes,
+                             axis=-1) & recorded, axis=-1)
+      return ((board.chaser == board.player) & near_evader[targets] & seen &
+              (board.owner[targets] == _EMPTY) &
+              ~self._returns(board, own, targets)).ravel()
+
+    return jnp.concatenate([jnp.zeros(rules_lib.NUM_SQUARES, bool)] + [
+        forbidden_of(slots, distances) for slots, distances in self._movers])
 
   def _apply_chase_rule(self, boards: Boards) -> Boards:
     """Takes the moves the more-squares rule forbids out of `legal`; a player
@@ -369,13 +391,10 @@ class BatchedStratego:
     index = jnp.minimum(board.placed[player], self.army_size - 1)
     placements = (self._placement_types[index] * rules_lib.NUM_SQUARES +
                   jnp.arange(rules_lib.NUM_SQUARES))
-    own = jax.lax.dynamic_slice_in_dim(board.position,
-                                       player * self.army_size,
-                                       self.army_size)
-    moves = (self.rules.move_base +
-             own[:, None] * rules_lib.MOVES_PER_SQUARE +
-             jnp.arange(rules_lib.MOVES_PER_SQUARE))
-    return jnp.concatenate([placements, moves.ravel()])
+    origins = board.position[self._mover_slots + player * self.army_size]
+    moves = (self.rules.move_base + origins * rules_lib.MOVES_PER_SQUARE +
+             self._move_offsets)
+    return jnp.concatenate([placements, moves])
 
   def _legal_mask(self, board: Boards) -> jax.Array:
     """[num_distinct_actions] legal actions of the player to move."""
