@@ -343,7 +343,7 @@ class TreeSweeps:
   def num_histories(self) -> int:
     return len(self.nodes)
 
-  def _sweep(self, function, *args) -> list[jax.Array]:
+  def _sweep(self, function, *args) -> list[np.ndarray]:
     """`function(layout, arrays, scratch, *args)`'s results; it gives the
     scratch buffers back for the next sweep."""
     with jax.enable_x64(True):
