@@ -4,10 +4,11 @@ Each player keeps a population of pure best responses. The restricted game
 keeps, at each information state, only the actions some population member plays
 there. Its equilibrium (the meta-NE) is found by CFR+ (or linear CFR) warm
 started across iterations, on the sub-tree of histories the restricted game
-reaches (sweeps compiled once serve every sub-tree as it grows), and exact best responses to the meta-NE in the full game join the
-populations. A full-game best response of player p is computed exactly on the
-sub-tree where p plays freely and the opponent plays restricted-game actions:
-elsewhere the meta-NE gives zero reach.
+reaches (sweeps compiled once serve every sub-tree as it grows), and exact
+best responses to the meta-NE in the full game join the populations. A
+full-game best response of player p is computed exactly on the sub-tree where
+p plays freely and the opponent plays restricted-game actions: elsewhere the
+meta-NE gives zero reach.
 
 The inner solver runs until the meta-NE's restricted-game exploitability is
 below ε and strictly below its full-game exploitability, so that every best

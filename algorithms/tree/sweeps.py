@@ -324,7 +324,8 @@ def _own_reach(layout: Layout, arrays, scratch: Scratch, policy, player):
     mine = chunk.valid & (chunk.of(arrays["player"]) == player)
     return own.at[jnp.where(mine, chunk.of(arrays["infoset"]),
                             layout.num_infosets)].max(
-                                scratch.reach[chunk.index][:, player], mode="drop")
+                                scratch.reach[chunk.index][:, player],
+                                mode="drop")
 
   own = over_nodes(layout, arrays, body, jnp.zeros(layout.num_infosets))
   return own, scratch
