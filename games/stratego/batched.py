@@ -13,8 +13,7 @@ on it. Legal actions are computed per slot rather than per action id, and
 only for pieces that move (the slots' types are fixed): the state keeps a
 compact mask of 100 entries for the squares of the next placement, then 36
 per Scout (4 directions × 9 distances) and 4 per other moving piece.
-`legal_mask` expands it to
-the game's action ids.
+`legal_mask` expands it to the game's action ids.
 
 Every function takes and returns a `Boards` batch and is `jax.jit`ted; a
 finished board stays as it is whatever action it is given.
@@ -120,7 +119,6 @@ class BatchedStratego:
     self.more_squares_rule = more_squares_rule
     self.both_stuck_draw = both_stuck_draw
     self.army_size = rules.army_size
-    # (set below, from the movers)
     self.num_actions = rules.num_distinct_actions
     placement_types = np.array(rules.placement_types, np.int32)
     self._placement_types = jnp.asarray(placement_types)
