@@ -72,11 +72,14 @@ def learner_config() -> ppo.Config:
   """PPO with the Stratego network: two epochs a rollout (a gradient costs
   about 7 forward passes on this CPU) in 16 minibatches (more updates per
   game played: against the random bot, 16 rose steadily where 4 stalled,
-  and a learning rate of 1e-3 rose then fell)."""
+  and a learning rate of 1e-3 rose then fell), and shorter credit
+  assignment than Monte Carlo returns (λ 0.8, γ 0.99: 8 minutes against
+  the random bot on one core won 69.4% [64.7, 73.7] of 400 games, λ 0.95,
+  γ 1 59.2% [54.4, 64.0])."""
   return ppo.Config(network="stratego_conv",
                     hidden_sizes=tuple(int(w) for w in _HIDDEN_SIZES.value),
                     learning_rate=_LEARNING_RATE.value, rollout_length=32,
-                    epochs=2, minibatches=16)
+                    epochs=2, minibatches=16, discount=0.99, gae_lambda=0.8)
 
 
 def best_response_payoffs(payoffs: np.ndarray,
