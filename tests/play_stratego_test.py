@@ -83,8 +83,10 @@ def test_a_person_plays_in_tmux():
     _type(session, "Sc h3-h4")
     _wait_for(session, "illegal: the piece on h3 is a Marshal (Ma), not Sc")
     _type(session, "h4-j4")
-    screen = _wait_for(session, "bot: ")
-    assert " 4 ..S......S" in screen
+    # The board after the bot's reply is printed a line at a time after the
+    # "bot:" line, so wait for the row that shows the Scout on j4.
+    screen = _wait_for(session, " 4 ..S......S")
+    assert "bot: the opponent moved" in screen
     _wait_for(session, "your move>", count=4)
     _type(session, "quit")
     _wait_for(session, "bye")
