@@ -175,6 +175,10 @@ def expected_rewards(weights: np.ndarray, table: np.ndarray,
                      gamma0: np.ndarray, gamma1: np.ndarray) -> np.ndarray:
   """[K] expected reward of K joint prescriptions.
 
+  Where only one player acts (the other has the single action 0), the other
+  player's private states are summed out first, so the cost is K × n rather
+  than K × n0 × n1.
+
   Args:
     weights: [n0, n1] belief over private pairs (summing to 1).
     table: [n0, n1, A0, A1] reward of each joint action given the privates.
@@ -182,6 +186,12 @@ def expected_rewards(weights: np.ndarray, table: np.ndarray,
     gamma1: [K, n1] player 1's.
   """
   n0, n1 = weights.shape
+  if table.shape[3] == 1:
+    per_action = np.einsum("xy,xya->xa", weights, table[:, :, :, 0])
+    return per_action[np.arange(n0), gamma0].sum(-1)
+  if table.shape[2] == 1:
+    per_action = np.einsum("xy,xyb->yb", weights, table[:, :, 0, :])
+    return per_action[np.arange(n1), gamma1].sum(-1)
   rewards = table[np.arange(n0)[None, :, None], np.arange(n1)[None, None, :],
                   gamma0[:, :, None], gamma1[:, None, :]]
   return np.einsum("kxy,xy->k", rewards, weights)
@@ -192,9 +202,25 @@ def outcome_probabilities(weights: np.ndarray, gamma0: np.ndarray,
                           num_actions1: int) -> np.ndarray:
   """[K, A0, A1] probability of each public joint action under K prescriptions.
   """
+  if num_actions1 == 1:
+    return action_totals(weights.sum(1), gamma0, num_actions0)[:, :, None]
+  if num_actions0 == 1:
+    return action_totals(weights.sum(0), gamma1, num_actions1)[:, None, :]
   chosen0 = np.eye(num_actions0, dtype=weights.dtype)[gamma0]
   chosen1 = np.eye(num_actions1, dtype=weights.dtype)[gamma1]
   return np.einsum("xy,kxa,kyb->kab", weights, chosen0, chosen1)
+
+
+def action_totals(values: np.ndarray, gamma: np.ndarray,
+                  num_actions: int) -> np.ndarray:
+  """[K, A] float64: the sum of values[x] over the private states x that
+  prescription k sends to action a (gamma is [K, n], values [n])."""
+  num_prescriptions = len(gamma)
+  cells = np.arange(num_prescriptions)[:, None] * num_actions + gamma
+  totals = np.bincount(cells.ravel(),
+                       np.broadcast_to(values, gamma.shape).ravel(),
+                       minlength=num_prescriptions * num_actions)
+  return totals.reshape(num_prescriptions, num_actions)
 
 
 def normalised_reach(reach: np.ndarray) -> np.ndarray:

@@ -2,9 +2,14 @@
 
   python -m open_spiel_ext.examples.capi --game="trade_comm(num_items=12)" \
       --seeds=0,1 --episodes=2000 --output_dir=capi_trade_comm
+  python -m open_spiel_ext.examples.capi --preset=tiny_bridge \
+      --seeds=0,1,2,3 --output_dir=capi_tiny_bridge
 
-The seeds run --workers at a time, in spawned processes or on Ray
-(--executor=ray).
+--preset=tiny_bridge takes the paper's Abstracted Tiny Bridge settings
+(`capi.tiny_bridge_config`, its game and 100,000 episodes included); flags
+given on the command line override them. The seeds run --workers at a time,
+in spawned processes or on Ray (--executor=ray); each checkpoints at every
+evaluation and the same command resumes it.
 
 Prints a progress line per seed every --eval_every episodes (greedy and
 search values, the last episode's return, distinct next beliefs evaluated,
@@ -26,6 +31,9 @@ from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.examples import coop_runs
 from open_spiel_ext.utils import cli
 
+_PRESET = flags.DEFINE_enum(
+    "preset", None, ["tiny_bridge"], "Start from the paper's settings for "
+    "this game (flags given explicitly override them).")
 _GAME = flags.DEFINE_string("game", "trade_comm(num_items=12)",
                             "A 2-player common-payoff game with public moves.")
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "One run per seed.")
@@ -39,7 +47,10 @@ _POLICY = flags.DEFINE_enum("policy", "network", capi.POLICIES,
                             "per public stage.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.1,
                               "Chance of playing a random acquired "
-                              "prescription.")
+                              "prescription (--exploration=epsilon).")
+_EXPLORATION = flags.DEFINE_enum(
+    "exploration", "epsilon", capi.EXPLORATIONS, "Explore at each decision "
+    "with chance --epsilon, or at one decision per episode.")
 _STRUCTURED = flags.DEFINE_bool(
     "structured_exploration", True,
     "Sample with one random row of the policy set to uniform.")
@@ -61,7 +72,8 @@ _EVAL_EVERY = flags.DEFINE_integer("eval_every", 20,
                                    "Episodes between evaluations.")
 _TARGET = flags.DEFINE_float(
     "target", None, "A run counts as solved once its search value reaches "
-    "this (default: the game's maximum payoff).")
+    "this (default: the game's maximum payoff; 20.79 with "
+    "--preset=tiny_bridge).")
 _STOP_WHEN_SOLVED = flags.DEFINE_bool(
     "stop_when_solved", False, "End a run at its first evaluation reaching "
     "--target.")
@@ -70,18 +82,40 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "capi_output",
 cli.define_executor_flags()
 
 
+# The flags that set CapiConfig fields, by field.
+_CONFIG_FLAGS = {
+    "episodes": _EPISODES, "num_prescriptions": _NUM_PRESCRIPTIONS,
+    "acquisition": _ACQUISITION, "policy": _POLICY, "epsilon": _EPSILON,
+    "exploration": _EXPLORATION, "structured_exploration": _STRUCTURED,
+    "hidden_sizes": _HIDDEN_SIZES, "learning_rate": _LEARNING_RATE,
+    "policy_loss_weight": _POLICY_LOSS_WEIGHT, "updates_per_episode": _UPDATES,
+    "tabular_policy_rate": _TABULAR_RATE, "policy_floor": _POLICY_FLOOR,
+    "squash_values": _SQUASH, "eval_every": _EVAL_EVERY}
+
+
+def _value(name: str):
+  value = _CONFIG_FLAGS[name].value
+  return tuple(int(h) for h in value) if name == "hidden_sizes" else value
+
+
 def config_from_flags(seed: int) -> capi.CapiConfig:
-  return capi.CapiConfig(
-      episodes=_EPISODES.value, num_prescriptions=_NUM_PRESCRIPTIONS.value,
-      acquisition=_ACQUISITION.value, policy=_POLICY.value,
-      epsilon=_EPSILON.value, structured_exploration=_STRUCTURED.value,
-      hidden_sizes=tuple(int(h) for h in _HIDDEN_SIZES.value),
-      learning_rate=_LEARNING_RATE.value,
-      policy_loss_weight=_POLICY_LOSS_WEIGHT.value,
-      updates_per_episode=_UPDATES.value,
-      tabular_policy_rate=_TABULAR_RATE.value,
-      policy_floor=_POLICY_FLOOR.value, squash_values=_SQUASH.value,
-      eval_every=_EVAL_EVERY.value, seed=seed)
+  """The flags' settings, or the preset's where a flag was not given."""
+  if _PRESET.value is None:
+    return capi.CapiConfig(seed=seed, **{n: _value(n) for n in _CONFIG_FLAGS})
+  given = {n: _value(n) for n, flag in _CONFIG_FLAGS.items() if flag.present}
+  return capi.tiny_bridge_config(seed=seed, **given)
+
+
+def target_from_flags():
+  if _PRESET.value is not None and _TARGET.value is None:
+    return capi.TINY_BRIDGE_TARGET
+  return _TARGET.value
+
+
+def game_from_flags() -> str:
+  if _PRESET.value is not None and not _GAME.present:
+    return capi.TINY_BRIDGE
+  return _GAME.value
 
 
 def main(argv: Sequence[str]) -> None:
@@ -91,12 +125,15 @@ def main(argv: Sequence[str]) -> None:
     seeds = [int(s) for s in _SEEDS.value]
   with cli.user_input():
     config_from_flags(seeds[0]).validate()
-  game = cli.load_game(_GAME.value)
+  game_string = game_from_flags()
+  game = cli.load_game(game_string)
   with cli.user_input("game"):
     pub_mdp.build(game)
+  with cli.user_input("output_dir"):
+    coop_runs.check_resumable(_OUTPUT_DIR.value, seeds, config_from_flags)
   with cli.executor_from_flags() as executor:
-    summaries = coop_runs.run_seeds(_GAME.value, seeds, executor,
-                                    config_from_flags, _TARGET.value,
+    summaries = coop_runs.run_seeds(game_string, seeds, executor,
+                                    config_from_flags, target_from_flags(),
                                     _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
   solved = sum(s["solved_at_episode"] is not None for s in summaries)
   print(f"{solved}/{len(seeds)} runs reached the target; "

@@ -15,6 +15,7 @@ import numpy as np
 from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -30,16 +31,21 @@ def run_seed(game: str, config: capi.CapiConfig, target: float,
             ) -> dict[str, Any]:
   """One CAPI run; prints progress, writes its metrics, returns its summary.
 
-  With `stop_when_solved` the run ends at the first evaluation reaching
-  `target`, so its seconds are the time to solve.
+  The run checkpoints at each evaluation (checkpoint_seed<S>.pkl) and
+  resumes from there when run again with the same settings. With
+  `stop_when_solved` the run ends at the first evaluation reaching `target`,
+  so its seconds are the time to solve.
   """
   mdp = pub_mdp.build(pyspiel.load_game(game))
+  checkpoint = checkpoint_path(output_dir, config.seed)
+  if os.path.exists(checkpoint):
+    print(f"seed {config.seed}: resuming from {checkpoint}", flush=True)
   metrics = reporting.JsonLinesWriter(
       os.path.join(output_dir, f"metrics_seed{config.seed}.jsonl"))
   solved_at: Optional[int] = None
   solved_seconds: Optional[float] = None
   best, progress = -np.inf, None
-  for progress in capi.train(mdp, config):
+  for progress in capi.train(mdp, config, checkpoint):
     metrics.write(reporting.as_record(progress))
     best = max(best, progress.search_value, progress.greedy_value)
     if solved_at is None and best >= target - _TOLERANCE * max(1, abs(target)):
@@ -59,6 +65,20 @@ def run_seed(game: str, config: capi.CapiConfig, target: float,
           "solved_at_episode": solved_at, "solved_at_seconds": solved_seconds,
           "seconds": progress.seconds,
           "episodes": progress.episode}
+
+
+def checkpoint_path(output_dir: str, seed: int) -> str:
+  return os.path.join(output_dir, f"checkpoint_seed{seed}.pkl")
+
+
+def check_resumable(output_dir: str, seeds: Sequence[int],
+                    make_config) -> None:
+  """ValueError, before any run starts, if a seed's checkpoint in
+  output_dir was made with other settings."""
+  for seed in seeds:
+    if os.path.exists(checkpoint_path(output_dir, seed)):
+      checkpoints.restore(checkpoint_path(output_dir, seed),
+                          make_config(seed))
 
 
 def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:

@@ -1,7 +1,10 @@
 """CAPI: acquisition, scoring with exact values, and a run on Tiny Hanabi E."""
 
 import itertools
+import pickle
+import zlib
 
+import jax
 import numpy as np
 import pytest
 
@@ -14,10 +17,13 @@ import pyspiel
 def test_most_likely_prescriptions_equal_brute_force():
   rng = np.random.default_rng(0)
   rows = [np.log(rng.dirichlet(np.ones(3))) for _ in range(4)]
-  choices = capi._most_likely(rows, 7)  # pylint: disable=protected-access
+  choices, scores = capi._most_likely(rows, 7)  # pylint: disable=protected-access
   every = sorted(itertools.product(range(3), repeat=4),
                  key=lambda c: -sum(r[a] for r, a in zip(rows, c)))
-  np.testing.assert_array_equal(choices, every[:7])
+  order = np.argsort(-scores)
+  np.testing.assert_array_equal(choices[order], every[:7])
+  np.testing.assert_allclose(
+      scores, [sum(r[a] for r, a in zip(rows, c)) for c in choices])
 
 
 def test_sampled_rows_follow_their_distributions_independently():
@@ -38,6 +44,61 @@ def test_action_masks_set_each_private_state_on_its_action():
   masks = capi._action_masks(gamma, np.array([0, 3, 5]), 3)  # pylint: disable=protected-access
   np.testing.assert_array_equal(masks, [[1, 0, (1 << 3) | (1 << 5)],
                                         [1 << 5, 1 | (1 << 3), 0]])
+
+
+def random_value(key) -> float:
+  """A fixed pseudo-random value per next belief (stage, bits0, bits1)."""
+  return zlib.crc32(repr(tuple(int(v) for v in key)).encode()) / 2**32
+
+
+def belief_key(belief):
+  return (belief.stage, *[int(sum(1 << int(i) for i in np.flatnonzero(r)))
+                          for r in belief.reach])
+
+
+@pytest.mark.parametrize("game,acquisition", [
+    ("tiny_bridge_2p(abstracted=True)", "most_likely"),
+    ("tiny_bridge_2p(abstracted=True)", "sample"),
+    ("trade_comm(num_items=3)", "sample"),
+    ("tiny_hanabi_c", "most_likely")])
+def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
+  """q of every acquired prescription, scored for all K at once (as CAPI
+  plays), equals the PuB-MDP's step taken one prescription at a time."""
+  mdp = pub_mdp.build(pyspiel.load_game(game))
+  learner = capi.Capi(mdp, capi.CapiConfig(
+      num_prescriptions=60, acquisition=acquisition, policy="tabular",
+      seed=1))
+  learner._values_of_keys = lambda keys: np.array(  # pylint: disable=protected-access
+      [random_value(key) for key in keys])
+  rng = np.random.default_rng(0)
+  beliefs = [mdp.initial_belief()]
+  for belief in itertools.islice(beliefs, 8):  # Sees the beliefs appended.
+    rows = learner.row_probabilities([belief])[0]
+    acquired = learner._acquire(belief, rows, explore=True)  # pylint: disable=protected-access
+    scored = learner._score(belief, *acquired)  # pylint: disable=protected-access
+    keys = {tuple(int(v) for v in key) for key in scored.keys}
+    values = dict(zip(keys, learner._values_of_keys(list(keys))))  # pylint: disable=protected-access
+    successors_seen, next_beliefs = set(), []
+    for index in range(len(scored.rewards)):
+      prescription = capi._full_prescription(belief, scored.gammas, index)  # pylint: disable=protected-access
+      reward, successors = mdp.step(belief, *prescription)
+      expected_q = reward + sum(p * random_value(belief_key(child))
+                                for p, child in successors)
+      assert scored.rewards[index] == pytest.approx(reward, abs=1e-5)
+      q = scored.rewards[index]
+      if scored.outcomes is not None:
+        k, _, _, _, probabilities, rows_of_keys = scored.outcomes
+        chosen = k == index
+        q += np.sum(probabilities[chosen] * np.array(
+            [values[tuple(int(v) for v in scored.keys[r])]
+             for r in rows_of_keys[chosen]]))
+      assert q == pytest.approx(expected_q, abs=1e-5)
+      successors_seen |= {belief_key(child) for _, child in successors}
+      next_beliefs += [child for _, child in successors]
+    assert keys == successors_seen
+    if next_beliefs:
+      beliefs.append(next_beliefs[rng.integers(len(next_beliefs))])
+  assert len(beliefs) >= 2
 
 
 def test_each_depth_weighs_the_same_in_the_losses():
@@ -109,3 +170,70 @@ def test_tabular_policy_moves_toward_the_best_and_keeps_its_floor():
 def test_bad_configurations_are_named(field, value):
   with pytest.raises(ValueError, match=field):
     capi.CapiConfig(**{field: value}).validate()
+
+
+def checkpoint_contents(path):
+  with open(path, "rb") as f:
+    payload = pickle.load(f)
+  for entry in payload["extra"]["log"]:  # Wall time differs between runs.
+    entry.pop("seconds")
+    entry.pop("seconds_by_part")
+  payload["extra"].pop("timers")
+  return payload
+
+
+@pytest.mark.parametrize("game,settings", [
+    ("trade_comm(num_items=3)", dict(num_prescriptions=50)),
+    ("tiny_bridge_2p(abstracted=True)",
+     dict(num_prescriptions=100, policy="tabular", acquisition="most_likely",
+          exploration="one_per_episode", squash_values=True,
+          updates_per_episode=2))])
+def test_a_resumed_run_writes_the_uninterrupted_runs_next_checkpoint(
+    tmp_path, game, settings):
+  mdp = pub_mdp.build(pyspiel.load_game(game))
+  config = capi.CapiConfig(episodes=4, eval_every=2, seed=4,
+                           hidden_sizes=(16, 16), **settings)
+  whole = str(tmp_path / "whole.pkl")
+  uninterrupted = list(capi.train(mdp, config, whole))
+  cut = str(tmp_path / "cut.pkl")
+  run = capi.train(mdp, config, cut)
+  assert next(run).episode == 2
+  run.close()  # Stopped after its first checkpoint.
+  resumed = list(capi.train(mdp, config, cut))
+  assert [p.episode for p in resumed] == [2, 4]
+  assert [p.search_value for p in resumed] == [
+      p.search_value for p in uninterrupted]
+  a, b = checkpoint_contents(whole), checkpoint_contents(cut)
+  assert a["step"] == b["step"] == 4
+  np.testing.assert_array_equal(a["extra"].pop("table"),
+                                b["extra"].pop("table"))
+  assert a["extra"] == b["extra"]
+  for x, y in zip(jax.tree_util.tree_leaves(a["tree"]),
+                  jax.tree_util.tree_leaves(b["tree"])):
+    np.testing.assert_array_equal(x, y)
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+  mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
+  path = str(tmp_path / "run.pkl")
+  settings = dict(episodes=2, eval_every=1, hidden_sizes=(8,))
+  list(capi.train(mdp, capi.CapiConfig(num_prescriptions=10, **settings),
+                  path))
+  with pytest.raises(ValueError, match="num_prescriptions=20 here"):
+    list(capi.train(mdp, capi.CapiConfig(num_prescriptions=20, **settings),
+                    path))
+
+
+def test_one_exploratory_prescription_per_episode_at_most():
+  mdp = pub_mdp.build(pyspiel.load_game("tiny_bridge_2p(abstracted=True)"))
+  learner = capi.Capi(mdp, capi.CapiConfig(
+      num_prescriptions=200, policy="tabular", acquisition="most_likely",
+      exploration="one_per_episode", seed=0))
+  explored = []
+  for _ in range(30):
+    decisions = learner.play_episode()
+    explored.append(sum(
+        any(np.any(c != t) for c, t in zip(d.chosen, d.target))
+        for d in decisions))
+  assert max(explored) == 1
+  assert sum(explored) >= 10

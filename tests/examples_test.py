@@ -149,6 +149,28 @@ def test_capi_stops_a_run_once_it_reaches_the_target(tmp_path):
   assert run["episodes"] == run["solved_at_episode"] < 200
 
 
+def test_capi_tiny_bridge_preset_checkpoints_and_refuses_other_settings(
+    tmp_path):
+  flags = ["--preset=tiny_bridge", "--seeds=0", "--episodes=2",
+           "--eval_every=1", "--num_prescriptions=100", "--hidden_sizes=16",
+           f"--output_dir={tmp_path}"]
+  _run_example("capi", *flags)
+  summary = json.loads((tmp_path / "summary.json").read_text())
+  assert summary["game"] == "tiny_bridge_2p(abstracted=True)"
+  assert summary["target"] == 20.79
+  assert summary["config"]["policy"] == "tabular"
+  assert summary["config"]["exploration"] == "one_per_episode"
+  assert summary["config"]["num_prescriptions"] == 100  # Given: it wins.
+  assert (tmp_path / "checkpoint_seed0.pkl").exists()
+  refused = subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.capi",
+       *flags[:-3], "--num_prescriptions=50", flags[-1]],
+      capture_output=True, text=True, timeout=300)
+  assert refused.returncode == 2
+  assert "num_prescriptions=50 here, 100 in the checkpoint" in refused.stderr
+  assert "Traceback" not in refused.stderr
+
+
 def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
   output = _run_example(
       "tiny_hanabi_baselines", "--games=tiny_hanabi_a,tiny_hanabi_e",

@@ -67,6 +67,15 @@ def test_next_power_of_two(n, expected):
   assert padding.next_power_of_two(n) == expected
 
 
+@pytest.mark.parametrize("n,expected", [(1, 1), (3, 4), (8, 8), (9, 10),
+                                        (17, 20), (100, 112), (1025, 1280)])
+def test_next_bucket_wastes_at_most_a_quarter(n, expected):
+  assert padding.next_bucket(n) == expected
+  sizes = {padding.next_bucket(m) for m in range(1, 4097)}
+  assert all(padding.next_bucket(m) <= max(8, 1.25 * m) for m in range(1, 4097))
+  assert len(sizes) <= 4 * 12 + 4
+
+
 def test_pad_rows():
   padded = padding.pad_rows(np.ones((3, 2)), 4)
   np.testing.assert_array_equal(padded, [[1, 1], [1, 1], [1, 1], [0, 0]])
