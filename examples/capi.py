@@ -132,9 +132,9 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("output_dir"):
     coop_runs.check_resumable(_OUTPUT_DIR.value, seeds, config_from_flags)
   with cli.executor_from_flags() as executor:
-    summaries = coop_runs.run_seeds(game_string, seeds, executor,
-                                    config_from_flags, target_from_flags(),
-                                    _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
+    summaries = coop_runs.run_seeds(
+        game_string, seeds, executor, config_from_flags, target_from_flags(),
+        _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
   solved = sum(s["solved_at_episode"] is not None for s in summaries)
   print(f"{solved}/{len(seeds)} runs reached the target; "
         f"best values {[round(s['best_value'], 4) for s in summaries]}")

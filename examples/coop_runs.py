@@ -67,6 +67,14 @@ def run_seed(game: str, config: capi.CapiConfig, target: float,
           "episodes": progress.episode}
 
 
+def known_values(game: str) -> dict[str, float]:
+  """Published values worth drawing beside a game's runs."""
+  if game != capi.TINY_BRIDGE:
+    return {}
+  return {f"best without coordination {capi.TINY_BRIDGE_NO_COORDINATION:g}":
+          capi.TINY_BRIDGE_NO_COORDINATION}
+
+
 def checkpoint_path(output_dir: str, seed: int) -> str:
   return os.path.join(output_dir, f"checkpoint_seed{seed}.pkl")
 
@@ -81,20 +89,32 @@ def check_resumable(output_dir: str, seeds: Sequence[int],
                           make_config(seed))
 
 
-def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
-  """Search value against episodes and seconds, a curve per seed."""
+def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
+              lines: Optional[dict[str, float]] = None) -> None:
+  """The best value found so far (solid; search or greedy) and the search
+  value (faint) against episodes and hours, a colour per seed, with
+  horizontal `lines` ({label: value})."""
   plt = reporting.plt
-  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-  for seed in seeds:
+  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+  for index, seed in enumerate(seeds):
     records = reporting.read_json_lines(
         os.path.join(output_dir, f"metrics_seed{seed}.jsonl"))
-    for axis, x in zip(axes, ("episode", "seconds")):
-      axis.plot([r[x] for r in records], [r["search_value"] for r in records],
-                label=f"seed {seed}")
-  for axis, label in zip(axes, ("episodes", "seconds")):
+    if not records:
+      continue
+    best = np.maximum.accumulate([max(r["search_value"], r["greedy_value"])
+                                  for r in records])
+    for axis, x in zip(axes, ([r["episode"] for r in records],
+                              [r["seconds"] / 3600 for r in records])):
+      axis.plot(x, best, color=f"C{index}", label=f"seed {seed}")
+      axis.plot(x, [r["search_value"] for r in records], color=f"C{index}",
+                alpha=0.25, linewidth=0.8)
+  for axis, label in zip(axes, ("episodes", "hours")):
+    for number, (name, value) in enumerate((lines or {}).items()):
+      axis.axhline(value, color="black", linewidth=1,
+                   linestyle=("--", ":", "-.")[number % 3], label=name)
     axis.set_xlabel(label)
-    axis.set_ylabel("expected return (search, no exploration)")
     axis.grid(alpha=0.3)
+  axes[0].set_ylabel("best expected return so far (faint: search value)")
   axes[0].legend(fontsize="small")
   fig.suptitle(title)
   fig.tight_layout()
@@ -105,8 +125,9 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str) -> None:
 def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
               make_config, target: Optional[float], output_dir: str,
               stop_when_solved: bool = False) -> list[dict[str, Any]]:
-  """Runs the seeds on `executor`; writes the plot, and summary.json as each
-  run ends (the runs in seed order)."""
+  """Runs the seeds on `executor`; writes the plot (the target and the
+  game's known values drawn), and summary.json as each run ends (the runs
+  in seed order)."""
   os.makedirs(output_dir, exist_ok=True)
   if target is None:
     target = pyspiel.load_game(game).max_utility()
@@ -123,7 +144,8 @@ def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
                  "stop_when_solved": stop_when_solved,
                  "runs": [s for s in summaries if s is not None]}, f,
                 indent=1)
-  plot_capi(output_dir, seeds, f"CAPI on {game}")
+  plot_capi(output_dir, seeds, f"CAPI on {game}",
+            {f"target {target:g}": target, **known_values(game)})
   return summaries
 
 
