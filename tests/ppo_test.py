@@ -133,6 +133,7 @@ def test_gaussian_log_prob_is_a_density():
     ({"clip_epsilon": 0.0}, "clip_epsilon=0.0"),
     ({"gae_lambda": 1.5}, "gae_lambda=1.5"),
     ({"entropy_coef": -1.0}, "entropy_coef=-1.0"),
+    ({"shared_trunk": True, "continuous": True}, "shared_trunk=True"),
 ])
 def test_bad_configs_are_refused_naming_the_value(fields, message):
   with pytest.raises(ValueError, match=message):

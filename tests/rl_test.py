@@ -54,6 +54,7 @@ KUHN_RUNS = {
                         learning_rate_end=1e-5,
                         learning_rate_decay_updates=3_000), 3_000),
     "ppo": (ppo.Config(), 3_000),
+    "ppo_shared_trunk": (ppo.Config(shared_trunk=True), 3_000),
     "sac": (sac.Config(), 3_000),
 }
 

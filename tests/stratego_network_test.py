@@ -146,3 +146,20 @@ def test_each_move_reads_the_square_it_lands_on():
                                     flat[:, move.target, channel])
       checked += 1
   assert checked > 1_000
+
+
+def test_a_shared_trunk_is_the_policy_network_with_the_value_head_added():
+  game = pyspiel.load_game(GAME)
+  observation = jnp.zeros((3, game.observation_tensor_size()))
+  actions = game.num_distinct_actions()
+  both = networks.build_actor_critic("stratego_conv", (8, 8), actions,
+                                     "policy")
+  params = both.init(jax.random.PRNGKey(0), observation)
+  logits, value = both.apply(params, observation)
+  assert logits.shape == (3, actions) and value.shape == (3, 1)
+  policy = networks.build("stratego_conv", (8, 8), actions, "policy").init(
+      jax.random.PRNGKey(0), observation)
+  value_alone = networks.build("stratego_conv", (8, 8), 1, "value").init(
+      jax.random.PRNGKey(0), observation)
+  assert set(params) == set(policy) | {
+      name.replace("value", "policy", 1) for name in value_alone}

@@ -2,12 +2,14 @@
 flattened observation, any game) and "stratego_conv" (convolutions over
 Stratego's observation planes with a square-by-square policy head,
 `algorithms/stratego/network.py`). `hidden_sizes` gives the layer widths of
-either."""
+either. `build` makes one network (a policy's logits, or a value);
+`build_actor_critic` one trunk with both heads."""
 
 from typing import Sequence
 
 import haiku as hk
 
+from open_spiel_ext.algorithms.nn import layers
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.stratego import network as stratego_network
 
@@ -31,3 +33,20 @@ def build(network: str, hidden_sizes: Sequence[int], num_outputs: int,
   return hk.without_apply_rng(hk.transform(
       lambda x: stratego_network.StrategoNet(hidden_sizes, num_outputs,
                                              name=name)(x)))
+
+
+def build_actor_critic(network: str, hidden_sizes: Sequence[int],
+                       num_actions: int, name: str) -> hk.Transformed:
+  """One trunk with a policy head and a value head: observations [B, ...]
+  to (logits [B, num_actions], value [B, 1])."""
+  check(network)
+  if network == "stratego_conv":
+    return hk.without_apply_rng(hk.transform(
+        lambda x: stratego_network.StrategoNet(
+            hidden_sizes, num_actions, name=name, with_value=True)(x)))
+
+  def mlp(x):
+    trunk = layers.MLP(hidden_sizes, name=name)(x)
+    return (hk.Linear(num_actions, name=f"{name}_policy")(trunk),
+            hk.Linear(1, name=f"{name}_value")(trunk))
+  return hk.without_apply_rng(hk.transform(mlp))

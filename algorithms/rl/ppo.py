@@ -3,9 +3,11 @@
 
 PPO (Schulman et al., 2017) with clipped surrogate and generalised advantage
 estimation, as a learner of `learner.py`. The policy and the value function
-are separate networks, MLPs or the Stratego convolutions (`networks.py`; no
-shared torso: poker's returns, up to ±13 chips in Leduc, would make the
-value loss dominate shared features). Each batched step's transition goes
+are separate networks, MLPs or the Stratego convolutions (`networks.py`), by
+default: poker's returns, up to ±13 chips in Leduc, would make the value
+loss dominate shared features. With `shared_trunk` they are two heads on one
+trunk (`networks.build_actor_critic`), which halves the trunk's cost where
+returns are small (Stratego's ±1). Each batched step's transition goes
 into a rollout of `rollout_length` steps kept in the state (arrays
 [T, B, ...]), with the log-probability and value of the action
 under the parameters that chose it (they change only at the end of a
@@ -76,6 +78,7 @@ class Config:
   max_grad_norm: float = 0.5
   continuous: bool = False  # Gaussian actions (module docstring).
   log_std_init: float = 0.0  # Continuous mode's starting log std.
+  shared_trunk: bool = False  # Policy and value heads on one trunk.
 
   def __post_init__(self):
     learner_lib.check_positive(self, "learning_rate", "rollout_length",
@@ -85,11 +88,15 @@ class Config:
     learner_lib.check_non_negative(self, "value_coef", "entropy_coef")
     learner_lib.check_widths(self, "hidden_sizes")
     networks.check(self.network)
+    if self.shared_trunk and self.continuous:
+      raise ValueError("shared_trunk is for discrete actions, got "
+                       "shared_trunk=True with continuous=True")
 
 
 class Params(NamedTuple):
-  policy: hk.Params  # Logits (discrete) or the Gaussian's mean (continuous).
-  value: hk.Params
+  policy: hk.Params  # Logits (discrete) or the Gaussian's mean (continuous);
+  # with a shared trunk, both heads.
+  value: hk.Params  # Empty with a shared trunk.
   log_std: Optional[jax.Array]  # [dim] in continuous mode, else None.
 
 
@@ -164,10 +171,21 @@ class PPO:
           f"rollout_length={config.rollout_length}, batch={batch}, "
           f"minibatches={config.minibatches}")
     self.config = config
-    self.policy = networks.build(config.network, config.hidden_sizes,
-                                 num_actions, "policy")
-    self.value = networks.build(config.network, config.hidden_sizes, 1,
-                                "value")
+    if config.shared_trunk:
+      both = networks.build_actor_critic(config.network, config.hidden_sizes,
+                                         num_actions, "policy")
+      self._outputs_of = lambda params, x: both.apply(params.policy, x)
+      self.policy = hk.Transformed(
+          both.init, lambda params, x: both.apply(params, x)[0])
+      self.value = None
+    else:
+      self.policy = networks.build(config.network, config.hidden_sizes,
+                                   num_actions, "policy")
+      self.value = networks.build(config.network, config.hidden_sizes, 1,
+                                  "value")
+      self._outputs_of = lambda params, x: (
+          self.policy.apply(params.policy, x),
+          self.value.apply(params.value, x))
     self.observation_shape = tuple(observation_shape)
     self.num_actions = num_actions
     self.batch = batch
@@ -184,7 +202,8 @@ class PPO:
     log_std = (jnp.full(self.num_actions, self.config.log_std_init,
                         jnp.float32) if self.config.continuous else None)
     params = Params(self.policy.init(policy_key, observation),
-                    self.value.init(value_key, observation), log_std)
+                    self.value.init(value_key, observation)
+                    if self.value else {}, log_std)
     train = training.init_train_state(params, {}, self.optimizer)
     return State(train, self._empty_rollout(), jnp.int32(0))
 
@@ -213,11 +232,18 @@ class PPO:
                             observation: jax.Array) -> jax.Array:
     return jnp.clip(self.policy.apply(policy_params, observation), -1.0, 1.0)
 
-  def _log_prob_and_entropy(self, params: Params, observation: jax.Array,
+  def _outputs(self, params: Params, observation: jax.Array
+              ) -> tuple[jax.Array, jax.Array]:
+    """The policy's output (logits or mean) and the value [B], in one pass
+    of a shared trunk."""
+    output, value = self._outputs_of(params, observation)
+    return output, value[:, 0]
+
+  def _log_prob_and_entropy(self, params: Params, output: jax.Array,
                             mask: Optional[jax.Array], action: jax.Array
                            ) -> tuple[jax.Array, jax.Array]:
-    """The log-probability [B] of `action` and the policy's entropy [B]."""
-    output = self.policy.apply(params.policy, observation)
+    """The log-probability [B] of `action` and the policy's entropy [B],
+    from the policy's `output` on the observations."""
     if self.config.continuous:
       log_std = _bounded(params.log_std)
       entropy = (log_std + _HALF_LOG_2_PI_E).sum() * jnp.ones(
@@ -227,24 +253,21 @@ class PPO:
     log_prob = jnp.take_along_axis(log_probs, action[:, None], -1)[:, 0]
     return log_prob, sac.entropy(output, mask)
 
-  def _value(self, params: Params, observation: jax.Array) -> jax.Array:
-    return self.value.apply(params.value, observation)[:, 0]
-
   def _loss(self, params: Params, net_state: hk.State, batch: Batch):
     """Clipped surrogate + value_coef × squared error − entropy_coef ×
     entropy; its aux is the metrics."""
     config = self.config
     steps = batch.steps
+    output, value = self._outputs(params, steps.observation)
     log_prob, entropy = self._log_prob_and_entropy(
-        params, steps.observation, steps.mask, steps.action)
+        params, output, steps.mask, steps.action)
     ratio = jnp.exp(log_prob - steps.log_prob)
     advantage = _normalised(batch.advantage)
     clipped = jnp.clip(ratio, 1.0 - config.clip_epsilon,
                        1.0 + config.clip_epsilon)
     policy_loss = -jnp.mean(jnp.minimum(ratio * advantage,
                                         clipped * advantage))
-    value_loss = 0.5 * jnp.mean(
-        (self._value(params, steps.observation) - batch.target)**2)
+    value_loss = 0.5 * jnp.mean((value - batch.target)**2)
     loss = (policy_loss + config.value_coef * value_loss -
             config.entropy_coef * entropy.mean())
     return loss, (net_state, {
@@ -267,7 +290,7 @@ class PPO:
     mean metrics."""
     config = self.config
     advantage, target = gae(
-        rollout, self._value(train.params, next_observation),
+        rollout, self._outputs(train.params, next_observation)[1],
         config.discount, config.gae_lambda)
     flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]),
                         Batch(rollout, advantage, target))
@@ -284,11 +307,11 @@ class PPO:
               key: jax.Array) -> tuple[State, dict[str, jax.Array]]:
     params = state.train.params
     mask = None if self.config.continuous else transition.mask
-    log_prob, _ = self._log_prob_and_entropy(params, transition.observation,
-                                             mask, transition.action)
+    output, value = self._outputs(params, transition.observation)
+    log_prob, _ = self._log_prob_and_entropy(params, output, mask,
+                                             transition.action)
     row = Rollout(transition.observation, mask, transition.action,
-                  transition.reward, transition.done, log_prob,
-                  self._value(params, transition.observation))
+                  transition.reward, transition.done, log_prob, value)
     rollout = jax.tree.map(lambda stored, new: stored.at[state.step].set(new),
                            state.rollout, row)
     step = state.step + 1

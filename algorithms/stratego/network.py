@@ -21,6 +21,8 @@ factored head (piece-square × direction-distance) has 79 · C weights
 instead of the 4,300 · 100 · C of a dense head, and it is
 translation-equivariant as the moves are. Value head (`num_outputs=1`): a 1×1 convolution to 4
 channels, flattened, a dense ReLU layer of `widths[-1]` and a linear output.
+With `with_value`, one network carries both heads on one trunk (PPO's
+`shared_trunk`).
 """
 
 import functools
@@ -144,18 +146,27 @@ conv3x3.defvjp(_conv3x3_forward, _conv3x3_backward)
 
 class StrategoNet(hk.Module):
   """The policy (`num_outputs` actions) or value (`num_outputs=1`) network
-  of the module docstring."""
+  of the module docstring; with `with_value`, a policy network that also
+  returns the value head's output on the same trunk: (logits, value)."""
 
   def __init__(self, widths: Sequence[int], num_outputs: int,
-               name: str = "stratego_net"):
+               name: str = "stratego_net", with_value: bool = False):
     super().__init__(name=name)
     if not widths or any(width < 1 for width in widths):
       raise ValueError(f"{name}: layer widths must be >= 1, got "
                        f"{list(widths)}")
     self._types = None if num_outputs == 1 else placement_types(num_outputs)
     self._widths = tuple(widths)
+    self._with_value = with_value
 
-  def __call__(self, observation: jax.Array) -> jax.Array:
+  def __call__(self, observation: jax.Array):
+    x = self._trunk(observation)
+    if self._types is None:
+      return self._value(x)
+    logits = self._policy(x)
+    return (logits, self._value(x)) if self._with_value else logits
+
+  def _trunk(self, observation: jax.Array) -> jax.Array:
     batch = observation.shape[0]
     if observation[0].size % _SQUARES:
       raise ValueError(f"the Stratego network takes planes of {_SQUARES} "
@@ -169,13 +180,17 @@ class StrategoNet(hk.Module):
       context = hk.Linear(width, name=f"context_{layer}")(x.mean((1, 2)))
       y = conv3x3(x, kernel) + context[:, None, None]
       x = jax.nn.relu(y + x if x.shape[-1] == width else y)
-    if self._types is None:
-      features = hk.Linear(_VALUE_CHANNELS, name="value_squares")(x)
-      hidden = jax.nn.relu(hk.Linear(self._widths[-1], name="value_hidden")(
-          jax.nn.relu(features).reshape(batch, -1)))
-      return hk.Linear(1, name="value")(hidden)
+    return x
+
+  def _value(self, x: jax.Array) -> jax.Array:
+    features = hk.Linear(_VALUE_CHANNELS, name="value_squares")(x)
+    hidden = jax.nn.relu(hk.Linear(self._widths[-1], name="value_hidden")(
+        jax.nn.relu(features).reshape(x.shape[0], -1)))
+    return hk.Linear(1, name="value")(hidden)
+
+  def _policy(self, x: jax.Array) -> jax.Array:
     logits = hk.Linear(self._types + _MOVE_CHANNELS, name="policy")(x)
     targets = at_targets(hk.Linear(_MOVE_CHANNELS, name="target")(x))
     logits = jnp.concatenate([logits[..., :self._types],
                               logits[..., self._types:] + targets], -1)
-    return to_actions(logits.reshape(batch, _SQUARES, -1), self._types)
+    return to_actions(logits.reshape(x.shape[0], _SQUARES, -1), self._types)
