@@ -7,7 +7,8 @@ Runs CAPI in the paper's Tiny Bridge configuration (tabular policy, the
 10,000 most likely prescriptions, values squashed into the payoff range) for
 --warmup_episodes (compilations, and a policy past its uniform start), then
 times --episodes more: milliseconds per episode in all and per part (policy,
-acquisition, rewards, next beliefs, value network, training), with decisions
+acquisition, rewards, next beliefs, value network, training, and the rest of
+the episode's loop), with decisions
 and distinct next beliefs per episode. With --compare_with, the same
 measurement runs first on another version of the package (a folder holding
 an `open_spiel_ext` package, e.g. a checkout of an earlier commit), in its own
@@ -50,6 +51,7 @@ SETTINGS = dict(policy="tabular", acquisition="most_likely",
                 updates_per_episode=4)
 PARTS = ("policy", "acquisition", "rewards", "next_beliefs", "value_network",
          "training")
+OTHER = "other"  # What the learner's timers leave out: the episode's loop.
 
 
 def measure(warmup: int, episodes: int, seed: int) -> dict[str, Any]:
@@ -67,11 +69,13 @@ def measure(warmup: int, episodes: int, seed: int) -> dict[str, Any]:
     decisions += len(played)
     learner.train_on(played)
   seconds = time.perf_counter() - start
+  by_part = {part: 1000 * learner.timers.get(part, 0.0) / episodes
+             for part in PARTS}
+  by_part[OTHER] = 1000 * seconds / episodes - sum(by_part.values())
   return {
       "source": os.path.dirname(os.path.dirname(capi.__file__)),
       "ms_per_episode": 1000 * seconds / episodes,
-      "ms_by_part": {part: 1000 * learner.timers.get(part, 0.0) / episodes
-                     for part in PARTS},
+      "ms_by_part": by_part,
       "decisions_per_episode": decisions / episodes,
       "next_beliefs_per_episode":
           (learner.distinct_next_beliefs - beliefs_before) / episodes,
@@ -94,7 +98,7 @@ def print_table(columns: dict[str, dict[str, Any]]) -> None:
   names = list(columns)
   print("| ms per episode | " + " | ".join(names) + " |")
   print("|---" * (len(names) + 1) + "|")
-  for part in PARTS:
+  for part in PARTS + (OTHER,):
     print(f"| {part} | " + " | ".join(
         f"{columns[n]['ms_by_part'][part]:.1f}" for n in names) + " |")
   print("| **total** | " + " | ".join(
@@ -117,7 +121,7 @@ def plot(columns: dict[str, dict[str, Any]], path: str) -> None:
   fig, axis = plt.subplots(figsize=(6, 4.5))
   names = list(columns)
   bottoms = [0.0] * len(names)
-  for part in PARTS:
+  for part in PARTS + (OTHER,):
     heights = [columns[n]["ms_by_part"][part] for n in names]
     axis.bar(names, heights, bottom=bottoms, label=part.replace("_", " "))
     bottoms = [b + h for b, h in zip(bottoms, heights)]
