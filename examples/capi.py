@@ -136,6 +136,7 @@ def main(argv: Sequence[str]) -> None:
         game_string, seeds, executor, config_from_flags, target_from_flags(),
         _OUTPUT_DIR.value, _STOP_WHEN_SOLVED.value)
   solved = sum(s["solved_at_episode"] is not None for s in summaries)
+  print(coop_runs.format_capi_table(summaries))
   print(f"{solved}/{len(seeds)} runs reached the target; "
         f"best values {[round(s['best_value'], 4) for s in summaries]}")
 

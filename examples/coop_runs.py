@@ -149,6 +149,20 @@ def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
   return summaries
 
 
+def format_capi_table(summaries: Sequence[dict[str, Any]]) -> str:
+  """Markdown: per seed, episodes, best value, the first evaluation that
+  reached the target (if one did) and hours."""
+  lines = ["| seed | episodes | best value | target first reached at | hours |",
+           "|---|---|---|---|---|"]
+  for run in summaries:
+    reached = run["solved_at_episode"]
+    lines.append(
+        f"| {run['seed']} | {run['episodes']:,} | {run['best_value']:.4f} | "
+        f"{'–' if reached is None else f'episode {reached:,}'} | "
+        f"{run['seconds'] / 3600:.2f} |")
+  return "\n".join(lines)
+
+
 def optimal_value(mdp: pub_mdp.PubMdp) -> float:
   """The best joint policy's value, by dynamic programming over every belief.
   """

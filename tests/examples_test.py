@@ -133,6 +133,7 @@ def test_capi_runs_seeds_and_writes_summary_and_plot(tmp_path):
       f"--output_dir={tmp_path}")
   assert output.count("episode 10: search") == 2
   assert "runs reached the target" in output
+  assert "| 0 | 20 | " in output and "| 1 | 20 | " in output  # Per seed.
   summary = json.loads((tmp_path / "summary.json").read_text())
   assert [run["seed"] for run in summary["runs"]] == [0, 1]
   assert summary["target"] == 10.0
