@@ -147,9 +147,7 @@ def plot(results: dict[str, Any], path: str) -> None:
   axis.set_ylabel("fraction of runs optimal")
   axis.set_title("Tiny Hanabi Suite")
   axis.legend(fontsize="small", ncols=4)
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def run_experiments(executor: executors.Executor) -> dict[str, Any]:

@@ -130,9 +130,7 @@ def plot(columns: dict[str, dict[str, Any]], path: str) -> None:
   axis.set_ylabel("milliseconds per episode")
   axis.set_title("CAPI on Abstracted Tiny Bridge (K = 10,000)")
   axis.legend(fontsize="small")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:

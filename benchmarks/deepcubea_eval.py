@@ -34,6 +34,7 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+from open_spiel_ext.utils import reporting
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -178,9 +179,7 @@ def plot(runs: list[Run], path: str) -> None:
     axis.set_ylabel("BWAS solution length")
     axis.set_title(name)
     axis.grid(True, alpha=0.3)
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:

@@ -138,9 +138,7 @@ def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
   axis.grid(True, alpha=0.3)
   axis.legend()
   axis.set_title(title)
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:

@@ -43,6 +43,7 @@ from open_spiel_ext.algorithms.hanabi import beliefs  # pylint: disable=g-import
 from open_spiel_ext.algorithms.hanabi import selfplay  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import sparta  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 TABLES = ("blueprints", "hand_sizes")
 HAND_SIZE_PRESETS = ("full", "six_cards", "seven_cards")
@@ -207,9 +208,7 @@ def plot_blueprints(table: dict[str, Any], path: str) -> None:
     axis.legend()
   times.set_yscale("log")
   fig.suptitle(f"SPARTA and LBS on Hanabi {_PRESET.value}")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def plot_hand_sizes(table: dict[str, Any], path: str) -> None:
@@ -233,9 +232,7 @@ def plot_hand_sizes(table: dict[str, Any], path: str) -> None:
     axis.legend()
   fig.suptitle("SPARTA and LBS as hands grow (rule-based bot; missing "
                "points: refused)")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:

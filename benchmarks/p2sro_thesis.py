@@ -150,9 +150,7 @@ def plot(results: dict[str, dict], path: str) -> None:
   axis.legend(fontsize=8)
   fig.suptitle(f"Random symmetric zero-sum games, dimension "
                f"{_DIMENSION.value}, {_GAMES.value} games")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def _leduc_run(method: str, seed: int) -> list[dict]:

@@ -117,9 +117,7 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
   axes[0].set_ylabel("best expected return so far (faint: search value)")
   axes[0].legend(fontsize="small")
   fig.suptitle(title)
-  fig.tight_layout()
-  fig.savefig(os.path.join(output_dir, "capi.png"), dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, os.path.join(output_dir, "capi.png"))
 
 
 def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
@@ -242,9 +240,7 @@ def plot_baselines(curves, games, algorithms, path: str) -> None:
     axis.grid(alpha=0.3)
   axes[0][0].set_ylabel("fraction of runs optimal")
   axes[0][-1].legend(fontsize="small")
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def format_table(table: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from open_spiel_ext.algorithms.stratego import agents  # pylint: disable=g-impor
 from open_spiel_ext.algorithms.stratego import bots  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.games.stratego import env as env_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _BOTS = flags.DEFINE_list(
     "bots", list(bots.BOTS), "The opponents to pit against each other: "
@@ -57,9 +58,7 @@ def plot(names: list[str], table: dict, path: str) -> None:
   axis.set_xlabel("against")
   axis.set_title(f"Barrage Stratego: row's score rate, {_GAMES.value} games")
   fig.colorbar(image)
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:

@@ -192,6 +192,15 @@ def finish(log: Sequence[Any], output_dir: str, name: str, title: str,
 PLOT_FLOOR = 1e-7
 
 
+def save_figure(fig: Any, path: str, dpi: int = 110) -> None:
+  """Lays out `fig`, writes it to `path` (making its folder) and closes it.
+  """
+  fig.tight_layout()
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  fig.savefig(path, dpi=dpi)
+  plt.close(fig)
+
+
 def plot_curves(path: str, panels: Sequence[tuple[str, str]],
                 curves: Iterable[tuple[str, Sequence[Sequence[float]]]],
                 title: str, ylabel: str = "exploitability",
@@ -224,10 +233,7 @@ def plot_curves(path: str, panels: Sequence[tuple[str, str]],
     axis.grid(True, which="both", alpha=0.3)
     axis.legend()
   fig.suptitle(title)
-  fig.tight_layout()
-  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  save_figure(fig, path)
 
 
 def peak_memory_mb() -> float:
@@ -304,7 +310,4 @@ def plot_runs(path: str, results: dict[str, Sequence[Sequence[dict]]],
     axis.grid(True, which="both", alpha=0.3)
     axis.legend(fontsize=8)
   fig.suptitle(title)
-  fig.tight_layout()
-  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-  fig.savefig(path, dpi=110)
-  plt.close(fig)
+  save_figure(fig, path)

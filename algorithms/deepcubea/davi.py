@@ -559,6 +559,4 @@ def plot_training(metrics_path: str, plot_path: str,
   if evals:
     axes[2].legend(fontsize=7)
   fig.suptitle(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}")
-  fig.tight_layout()
-  fig.savefig(plot_path, dpi=100)
-  plt.close(fig)
+  reporting.save_figure(fig, plot_path, dpi=100)
