@@ -230,7 +230,7 @@ def test_bad_lbs_settings_are_refused():
 
 
 SHIPPED_MODELS = sorted(
-    name[:-len("_belief.npz")].split("_", 1)[::-1] for name in os.listdir(
+    name[:-len("_belief.npz")].rsplit("_", 1)[::-1] for name in os.listdir(
         belief_model.WEIGHTS_DIR) if name.endswith("_belief.npz"))
 
 
