@@ -6,11 +6,15 @@ under three beliefs:
 - exact: every hand consistent with the hints and the visible copies and
   with every move the (deterministic) partner blueprint made (SPARTA's);
 - learned: the belief model's auto-regressive distribution;
+- filtered: the learned belief as LBS samples it, its draws restricted to
+  the hands the hints and visible copies allow: log P(hand) − log P(allowed),
+  P(allowed) the share of --samples draws the public information allows;
 - grounded: the hints and the visible copies only (no reasoning about why
   the partner moved).
 The exact belief is the sharpest a model of this information can be, the
 grounded one what a model learns that ignores the partner's policy; the
-learned one should lie between them at every stage of the game. Prints a
+learned one, as LBS uses it (filtered), should lie between them at every
+stage of the game. Prints a
 table by game step and writes results.json and a PNG. Each game is a task
 on the executor (--workers at once).
 
@@ -25,6 +29,7 @@ from typing import Any, Sequence
 
 from absl import app
 from absl import flags
+import jax
 import jax.numpy as jnp
 import matplotlib
 import numpy as np
@@ -51,13 +56,16 @@ _BELIEF_MODEL = flags.DEFINE_string(
 _GAMES = flags.DEFINE_integer("games", 100, "Self-play games.", lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the decks.")
 _PLAYER = flags.DEFINE_integer("player", 1, "Whose beliefs are scored.")
+_SAMPLES = flags.DEFINE_integer(
+    "samples", 1_000, "Draws per step that estimate the share of the learned "
+    "belief that public information allows.", lower_bound=1)
 _BIN = flags.DEFINE_integer("bin", 5, "Game steps per table row.",
                             lower_bound=1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where results.json and the PNG go.")
 cli.define_executor_flags()
 
-BELIEFS = ("exact", "learned", "grounded")
+BELIEFS = ("exact", "learned", "filtered", "grounded")
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,8 +77,23 @@ def _setup(preset: str, blueprint_name: str, model_path: str):
   return blueprint, model
 
 
+def allowed_share(model: belief_model.BeliefModel, contexts: jax.Array,
+                  games: Sequence[engine_lib.HanabiState], player: int,
+                  samples: int, key: jax.Array) -> np.ndarray:
+  """[T] the share of `samples` draws from each step's learned belief that
+  the hints and the visible copies allow (at least one draw's worth)."""
+  shares = []
+  for step, (game, step_key) in enumerate(zip(
+      games, jax.random.split(key, len(games)))):
+    present = int((np.asarray(game.hands)[player] >= 0).sum())
+    hands = model.sample(contexts[step:step + 1], samples, present, step_key)
+    shares.append(beliefs.consistent(model.rules, game, player, hands).mean())
+  return np.maximum(shares, 1 / samples)
+
+
 def score_game(preset: str, blueprint_name: str, model_path: str, seed: int,
-               game_index: int, player: int) -> dict[str, list[float]]:
+               game_index: int, player: int, samples: int
+              ) -> dict[str, list[float]]:
   """One self-play game: each step's cross-entropy per card under each
   belief (a task)."""
   blueprint, model = _setup(preset, blueprint_name, model_path)
@@ -82,12 +105,13 @@ def score_game(preset: str, blueprint_name: str, model_path: str, seed: int,
   game = beliefs.row(state)
   exact = beliefs.initial(rules, game, player)
   grounded = exact
-  observations, hands, cards = [], [], []
+  observations, hands, cards, games = [], [], [], []
   scores = {"exact": [], "grounded": []}
   while not bool(game.terminated):
     observations.append(np.asarray(game.observation[player]))
     hands.append(np.asarray(game.hands[player]))
     cards.append(int((hands[-1] >= 0).sum()))
+    games.append(game)
     for name, belief in (("exact", exact), ("grounded", grounded)):
       scores[name].append(beliefs.log_probability(rules, game, belief))
     action = int(calls.moves(blueprint.params, memory, state)[0])
@@ -102,7 +126,11 @@ def score_game(preset: str, blueprint_name: str, model_path: str, seed: int,
     memory = calls.remember(blueprint.params, memory, state)
     game = after
   scores["learned"] = belief_model.true_hand_log_probs(
-      model, np.stack(observations), np.stack(hands)).tolist()
+      model, np.stack(observations), np.stack(hands))
+  shares = allowed_share(
+      model, belief_model.game_contexts(model, np.stack(observations)), games,
+      player, samples, jax.random.PRNGKey(1_000 * seed + game_index))
+  scores["filtered"] = scores["learned"] - np.log(shares)
   return {name: (-np.asarray(scores[name]) / np.maximum(cards, 1)).tolist()
           for name in BELIEFS}
 
@@ -151,7 +179,8 @@ def main(argv: Sequence[str]) -> None:
   with cli.executor_from_flags() as executor:
     games = executors.results([
         executor.submit(score_game, _PRESET.value, _BLUEPRINT.value,
-                        model_path, _SEED.value, game, _PLAYER.value)
+                        model_path, _SEED.value, game, _PLAYER.value,
+                        _SAMPLES.value)
         for game in range(_GAMES.value)])
   rows = by_step(games, _BIN.value)
   print(f"Cross-entropy per card of player {_PLAYER.value}'s hand (nats), "
@@ -169,7 +198,8 @@ def main(argv: Sequence[str]) -> None:
             encoding="utf-8") as f:
     json.dump({"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
                "belief_model": model_path, "games": _GAMES.value,
-               "seed": _SEED.value, "rows": rows}, f, indent=1)
+               "seed": _SEED.value, "samples": _SAMPLES.value,
+               "rows": rows}, f, indent=1)
   plot(rows, os.path.join(_OUTPUT_DIR.value, f"{name}.png"),
        f"Beliefs over own hand: {_BLUEPRINT.value}, Hanabi {_PRESET.value}")
   print(f"wrote {name}.json and {name}.png to {_OUTPUT_DIR.value}")

@@ -461,13 +461,20 @@ class BeliefModel:
     return hands
 
 
+def game_contexts(model: BeliefModel, observations: np.ndarray) -> jax.Array:
+  """[T, lstm] the encoder's output after each of a game's [T, O]
+  observations of one player (what `BeliefModel.sample` draws from)."""
+  net = network(model.rules, model.config)
+  return net.apply[1](model.params, jnp.asarray(observations)[:, None],
+                      initial_state(model.config, 1))[:, 0]
+
+
 def true_hand_log_probs(model: BeliefModel, observations: np.ndarray,
                         hands: np.ndarray) -> np.ndarray:
   """[T] the model's log-probability of the hand a player truly held at
   each step of a game, given its [T, O] observations and [T, H] hands."""
   net = network(model.rules, model.config)
-  context = net.apply[1](model.params, jnp.asarray(observations)[:, None],
-                         initial_state(model.config, 1))[:, 0]
+  context = game_contexts(model, observations)
   hands = jnp.asarray(hands, jnp.int32)
   log_probs = net.apply[2](model.params, context, hands)
   picked = jnp.take_along_axis(log_probs, jnp.maximum(hands, 0)[..., None],
