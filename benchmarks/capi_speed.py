@@ -1,19 +1,20 @@
 """Where a CAPI episode's time goes on Abstracted Tiny Bridge, and how long.
 
   python benchmarks/capi_speed.py --output_dir=/tmp/capi_speed \
-      --compare_with=/path/to/another/checkout_root
+      --compare_with=/tmp/older   # pip install --no-deps --target=/tmp/older .
 
 Runs CAPI in the paper's Tiny Bridge configuration (tabular policy, the
 10,000 most likely prescriptions, values squashed into the payoff range) for
 --warmup_episodes (compilations, and a policy past its uniform start), then
 times --episodes more: milliseconds per episode in all and per part (policy,
 acquisition, rewards, next beliefs, value network, training, and the rest of
-the episode's loop), with decisions
-and distinct next beliefs per episode. With --compare_with, the same
-measurement runs first on another version of the package (a folder holding
-an `open_spiel_ext` package, e.g. a checkout of an earlier commit), in its own
-process, one after the other on one core, so the two columns are measured
-side by side. Prints a table and writes capi_speed.png and capi_speed.json.
+the episode's loop), with decisions and distinct next beliefs per episode.
+With --compare_with, the same measurement runs first on another version of
+the package (a folder holding an `open_spiel_ext` package, e.g. from
+`pip install --no-deps --target=DIR .` in a checkout of an earlier commit),
+in its own process, one after the other on one core, so the two columns are
+measured side by side. Prints a table and writes capi_speed.png and
+capi_speed.json.
 """
 
 import json
