@@ -114,7 +114,7 @@ def tiny_bridge_config(**overrides) -> CapiConfig:
                   acquisition="most_likely", policy="tabular",
                   exploration="one_per_episode", structured_exploration=True,
                   squash_values=True, updates_per_episode=4,
-                  tabular_policy_rate=0.01, eval_every=500)
+                  tabular_policy_rate=0.03, eval_every=500)
   settings.update(overrides)
   return CapiConfig(**settings)
 
