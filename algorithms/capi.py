@@ -23,7 +23,7 @@ its private states, scaled to sum to 1.
 import dataclasses
 import os
 import time
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, NamedTuple, Optional, Sequence
 
 import haiku as hk
 import jax
@@ -163,6 +163,17 @@ class _Decision:
   chosen: Optional[tuple[np.ndarray, np.ndarray]] = None
 
 
+class _Outcomes(NamedTuple):
+  """The public outcomes of positive probability that continue the game,
+  one entry each, over all K prescriptions."""
+  prescription: np.ndarray  # k.
+  action0: np.ndarray
+  action1: np.ndarray
+  stage: np.ndarray  # The next stage.
+  probability: np.ndarray
+  key_row: np.ndarray  # The next belief's row in `_Scored.keys`.
+
+
 @dataclasses.dataclass
 class _Scored:
   """A decision's K acquired prescriptions, scored but for the values of the
@@ -175,15 +186,14 @@ class _Scored:
       of player 1).
     priority: [K] breaks ties between prescriptions of the same q (from
       the acquisition).
-    outcomes: per public outcome of positive probability that continues the
-      game: (prescription k, a0, a1, next stage, probability, row of keys),
-      or None where every outcome ends the game.
+    outcomes: the continuing outcomes, or None where every outcome ends the
+      game.
   """
   gammas: tuple[np.ndarray, np.ndarray]
   rewards: np.ndarray
   keys: np.ndarray
   priority: np.ndarray
-  outcomes: Optional[tuple[np.ndarray, ...]]
+  outcomes: Optional[_Outcomes]
 
 
 class Capi:
@@ -370,8 +380,8 @@ class Capi:
     self.distinct_next_beliefs += len(keys)
     self.timers["next_beliefs"] += time.perf_counter() - start
     return _Scored(sub, rewards, keys, priority,
-                   (k, a0, a1, stage.children[a0, a1],
-                    probabilities[k, a0, a1], inverse))
+                   _Outcomes(k, a0, a1, stage.children[a0, a1],
+                             probabilities[k, a0, a1], inverse))
 
   def _values_of_keys(self, keys: np.ndarray) -> np.ndarray:
     """v of the beliefs named by rows (stage, reach bits of 0, of 1)."""
@@ -442,10 +452,12 @@ class Capi:
     `exploratory` if given; returns the children."""
     belief = decision.belief
     q = np.asarray(scored.rewards, np.float64)
-    if scored.outcomes is not None:
-      k, _, _, _, probabilities, key_rows = scored.outcomes
-      q = q + np.bincount(k, probabilities * next_values[key_rows],
-                          minlength=len(q))
+    outcomes = scored.outcomes
+    if outcomes is not None:
+      q = q + np.bincount(
+          outcomes.prescription,
+          outcomes.probability * next_values[outcomes.key_row],
+          minlength=len(q))
     ties = np.flatnonzero(q == q.max())
     best = int(ties[np.argmax(scored.priority[ties])])
     decision.q = float(q[best])
@@ -455,12 +467,13 @@ class Capi:
       best = exploratory
       decision.chosen = _full_prescription(belief, scored.gammas, best)
     decision.reward = float(scored.rewards[best])
-    if scored.outcomes is None:
+    if outcomes is None:
       return []
-    k, a0, a1, child, _, _ = scored.outcomes
+    played = outcomes.prescription == best
     children = []
-    for chosen_a0, chosen_a1, stage in zip(a0[k == best], a1[k == best],
-                                           child[k == best]):
+    for chosen_a0, chosen_a1, stage in zip(outcomes.action0[played],
+                                           outcomes.action1[played],
+                                           outcomes.stage[played]):
       reach = (pub_mdp.next_reach(belief.reach[0], decision.chosen[0],
                                   chosen_a0),
                pub_mdp.next_reach(belief.reach[1], decision.chosen[1],

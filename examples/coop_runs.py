@@ -84,9 +84,9 @@ def check_resumable(output_dir: str, seeds: Sequence[int],
   """ValueError, before any run starts, if a seed's checkpoint in
   output_dir was made with other settings."""
   for seed in seeds:
-    if os.path.exists(checkpoint_path(output_dir, seed)):
-      checkpoints.restore(checkpoint_path(output_dir, seed),
-                          make_config(seed))
+    path = checkpoint_path(output_dir, seed)
+    if os.path.exists(path):
+      checkpoints.restore(path, make_config(seed))
 
 
 def plot_capi(output_dir: str, seeds: Sequence[int], title: str,

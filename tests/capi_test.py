@@ -86,12 +86,12 @@ def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
                                 for p, child in successors)
       assert scored.rewards[index] == pytest.approx(reward, abs=1e-5)
       q = scored.rewards[index]
-      if scored.outcomes is not None:
-        k, _, _, _, probabilities, rows_of_keys = scored.outcomes
-        chosen = k == index
-        q += np.sum(probabilities[chosen] * np.array(
+      outcomes = scored.outcomes
+      if outcomes is not None:
+        chosen = outcomes.prescription == index
+        q += np.sum(outcomes.probability[chosen] * np.array(
             [values[tuple(int(v) for v in scored.keys[r])]
-             for r in rows_of_keys[chosen]]))
+             for r in outcomes.key_row[chosen]]))
       assert q == pytest.approx(expected_q, abs=1e-5)
       successors_seen |= {belief_key(child) for _, child in successors}
       next_beliefs += [child for _, child in successors]
