@@ -22,6 +22,11 @@ drawn per game.
   until it plateaus, and the generation joins the population together.
 - `self_play`: one learner against the newest member; fixed on a plateau.
 
+With `warm_start`, a learner that replaces a fixed one (p2sro, psro, naive,
+self_play) starts from the learner state (network, optimiser, buffers) of
+the newest learner still active, or of the one just fixed when none is,
+with its own games and random stream; otherwise from a new network.
+
 Each round logs the exploitability of the meta-Nash of the population (with
 DCH's levels): exact where the game's tree fits (the payoffs exact too), or
 from the `evaluator` given (the payoffs then from sampled games), such as
@@ -88,6 +93,7 @@ class Settings:
   meta_solver: str = "fictitious_play"  # A name of meta_solvers.META_SOLVERS.
   fictitious_play_iterations: int = 20_000  # The P2SRO reference's.
   games_per_entry: int = 20_000  # Per sampled payoff entry (no tree).
+  warm_start: bool = False  # New learners start from the newest one's state.
   seed: int = 0
 
   def __post_init__(self):
@@ -103,6 +109,10 @@ class Settings:
                                "games_per_entry")
     learner_lib.check_non_negative(self, "min_steps", "plateau_gain")
     learner_lib.check_unit_interval(self, "uniform_mix")
+    if self.warm_start and self.method in ("dch", "rectified"):
+      raise ValueError(f"warm_start is for methods that replace a fixed "
+                       f"learner, got warm_start=True with "
+                       f"method={self.method!r}")
 
   def solve(self, payoffs: np.ndarray) -> np.ndarray:
     """The meta-Nash weights of a symmetric payoff table."""
@@ -134,6 +144,8 @@ class Task(NamedTuple):
   num_envs: int
   seed: int  # A new learner's seed (when `start` is None).
   start: Optional[str]  # The carry's checkpoint to continue from.
+  # A new learner's: the carry whose learner state it starts from.
+  warm_from: Optional[str]
   save_to: str
   members: Any  # The opponents' parameters, stacked.
   weights: np.ndarray  # Their mixture.
@@ -210,8 +222,13 @@ def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
   learner_lib.share_compilations(task.compilation_cache)
   trainer = _trainer(task.game, task.config, task.num_envs)
-  carry = (trainer.new_carry(task.seed) if task.start is None else
-           checkpoints.restore(task.start, trainer.record).tree)
+  if task.start is not None:
+    carry = checkpoints.restore(task.start, trainer.record).tree
+  else:
+    carry = trainer.new_carry(task.seed)
+    if task.warm_from is not None:
+      carry = carry._replace(learner=checkpoints.restore(
+          task.warm_from, trainer.record).tree.learner)
   carry, metrics = trainer.train_steps(carry, task.members,
                                        np.asarray(task.weights, np.float32),
                                        task.steps)
@@ -228,6 +245,7 @@ class _Active:
   seed: int
   params: Any  # Its policy's parameters as of its last task.
   checkpoint: Optional[str] = None  # None until its first task.
+  warm_from: Optional[str] = None  # Until then, the carry it starts from.
   steps: int = 0
   last_return: Optional[float] = None
   opponents: Optional[tuple[list[int], np.ndarray]] = None  # Rectified's.
@@ -296,12 +314,18 @@ class Pipeline:
     self._next_seed += 1
     return self._next_seed - 1
 
-  def _new_active(self) -> _Active:
+  def _new_active(self, source: Optional[_Active] = None) -> _Active:
+    """A new learner: from a new network, or from `source`'s state."""
     seed = self._take_seed()
-    return _Active(f"learner_{seed}", seed, self._trainer.new_params(seed))
+    warm_from = source and (source.checkpoint or source.warm_from)
+    if not warm_from:  # Also when `source` has not trained yet.
+      return _Active(f"learner_{seed}", seed, self._trainer.new_params(seed))
+    return _Active(f"learner_{seed}", seed, source.params,
+                   warm_from=warm_from)
 
-  def _start_learners(self) -> None:
-    """Fills the active levels (a new generation, for rectified)."""
+  def _start_learners(self, fixed: Optional[_Active] = None) -> None:
+    """Fills the active levels (a new generation, for rectified); with
+    warm_start, from the newest active learner, else `fixed`."""
     method = self.settings.method
     if method == "rectified":
       payoffs = self.population.payoffs
@@ -316,7 +340,9 @@ class Pipeline:
       return
     count = {"psro": 1, "self_play": 1}.get(method, self.settings.learners)
     while len(self.active) < count:
-      self.active.append(self._new_active())
+      source = self.active[-1] if self.active else fixed
+      self.active.append(self._new_active(
+          source if self.settings.warm_start else None))
 
   def _levels_table(self) -> np.ndarray:
     """The payoff table of the population and the active levels that any
@@ -350,7 +376,7 @@ class Pipeline:
     members = members + [members[0]] * padding
     weights = np.concatenate([weights / weights.sum(), np.zeros(padding)])
     return Task(str(self.game), self.config, self.settings.num_envs,
-                active.seed, active.checkpoint,
+                active.seed, active.checkpoint, active.warm_from,
                 os.path.join(self.directory, "learners",
                              f"{active.name}.round_{len(self.log) + 1}.pkl"),
                 jax.tree.map(lambda *x: np.stack(x), *members), weights,
@@ -444,7 +470,7 @@ class Pipeline:
       self.population.add(active.params)
       self.active.remove(active)
     if joining:
-      self._start_learners()
+      self._start_learners(fixed=joining[-1])
     for active in self.active:
       active.done = active.done and method == "rectified"
     return len(joining)
@@ -492,8 +518,8 @@ class Pipeline:
     with open(partial, "wb") as f:
       pickle.dump(state, f)
     os.replace(partial, self._state_path)
-    kept = {os.path.basename(a.checkpoint) for a in self.active
-            if a.checkpoint is not None}
+    kept = {os.path.basename(a.checkpoint or a.warm_from)
+            for a in self.active if a.checkpoint or a.warm_from}
     learners = os.path.join(self.directory, "learners")
     for name in set(os.listdir(learners)) - kept:
       os.remove(os.path.join(learners, name))

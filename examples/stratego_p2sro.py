@@ -56,6 +56,10 @@ _NUM_ENVS = flags.DEFINE_integer("num_envs", 128,
 _HIDDEN_SIZES = flags.DEFINE_list(
     "hidden_sizes", ["32", "32", "32"], "Widths of the networks' layers.")
 _LEARNING_RATE = flags.DEFINE_float("learning_rate", 3e-4, "PPO's Adam's.")
+_WARM_START = flags.DEFINE_bool(
+    "warm_start", True, "Each new learner starts from the newest learner's "
+    "network and optimiser instead of a new network (which would have only "
+    "its own 20-30 minutes of this CPU to learn the game from scratch).")
 _GAMES_PER_ENTRY = flags.DEFINE_integer(
     "games_per_entry", 300, "Games per payoff-table entry.")
 _EVAL_GAMES = flags.DEFINE_integer(
@@ -164,7 +168,7 @@ def main(argv: Sequence[str]) -> None:
         learners=_LEARNERS.value, chunk_steps=_CHUNK_STEPS.value,
         min_steps=_MIN_STEPS.value, plateau_gain=_PLATEAU_GAIN.value,
         num_envs=_NUM_ENVS.value, games_per_entry=_GAMES_PER_ENTRY.value,
-        seed=_SEED.value)
+        warm_start=_WARM_START.value, seed=_SEED.value)
     env = env_lib.StrategoEnv(game, relative_actions=True)
     for name in _BOTS.value:
       bots.bot(name)

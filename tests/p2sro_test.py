@@ -168,7 +168,37 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
     assert member in beaten and weights.sum() == pytest.approx(1)
 
 
+def _learner_state(path):
+  record = p2sro._trainer(str(KUHN), DQN, SETTINGS.num_envs).record  # pylint: disable=protected-access
+  return p2sro.checkpoints.restore(path, record).tree.learner
+
+
+def test_a_warm_started_learner_continues_from_the_fixed_ones_state(
+    pool, tmp_path):
+  pipeline = _run(_pipeline(tmp_path, lambda: pool, method="psro",
+                            plateau_gain=10.0, warm_start=True), 2)
+  fixed, (successor,) = pipeline.population.members[-1], pipeline.active
+  jax.tree.map(np.testing.assert_array_equal, successor.params, fixed)
+  source = _learner_state(successor.warm_from)
+  _run(pipeline, 3)
+  continued = _learner_state(successor.checkpoint)
+  assert int(source.env_steps) == SETTINGS.min_steps
+  assert int(continued.env_steps) == SETTINGS.min_steps + SETTINGS.chunk_steps
+  assert not os.path.exists(successor.warm_from)  # Kept only until used.
+
+
+def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):
+  pipeline = _run(_pipeline(tmp_path, lambda: pool, method="psro",
+                            plateau_gain=10.0), 3)
+  (successor,) = pipeline.active
+  assert successor.warm_from is None
+  assert int(_learner_state(successor.checkpoint).env_steps) == (
+      SETTINGS.chunk_steps)
+
+
 @pytest.mark.parametrize("changes, message", [
+    ({"method": "dch", "warm_start": True}, "warm_start=True with "
+     "method='dch'"),
     ({"method": "alpharank"}, "method='alpharank'"),
     ({"learners": 0}, "learners=0"),
     ({"meta_solver": "nash"}, "meta_solver='nash'"),
