@@ -19,7 +19,9 @@ Every CAPI seed and every baseline (game, algorithm) is a task on one
 executor (--executor, --workers). Prints markdown tables, writes results.json
 and capi_paper.png (runs reaching the optimum per game and algorithm) under
 --output_dir; each CAPI experiment also leaves its per-seed metrics and
-curves in a subfolder.
+curves in a subfolder. The same command resumes an interrupted run: CAPI
+seeds from their checkpoints, and baseline tasks that ended are not run
+again.
 """
 
 import dataclasses

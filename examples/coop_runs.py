@@ -8,6 +8,7 @@ algorithm), run as tasks on an executor (`utils/executors.py`).
 import dataclasses
 import json
 import os
+import re
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -168,9 +169,24 @@ def optimal_value(mdp: pub_mdp.PubMdp) -> float:
 
 
 def run_baselines(game: str, config: coop_baselines.BaselineConfig,
-                  runs: int, seed: int, optimum: float) -> dict[str, Any]:
+                  runs: int, seed: int, optimum: float,
+                  result_path: Optional[str] = None) -> dict[str, Any]:
   """One algorithm's runs on one game; prints each evaluation, returns its
-  metrics records, its curve (episode, fraction optimal) and final values."""
+  metrics records, its curve (episode, fraction optimal) and final values.
+  With `result_path`, a result saved there by the same task is returned
+  (a result of other settings is refused) and a new one is saved there."""
+  task = {"game": game, "runs": runs, "seed": seed, "optimum": optimum,
+          **dataclasses.asdict(config)}
+  if result_path is not None and os.path.exists(result_path):
+    return checkpoints.restore(result_path, task).extra
+  result = _train_baselines(game, config, runs, seed, optimum)
+  if result_path is not None:
+    checkpoints.save(result_path, None, task, extra=result)
+  return result
+
+
+def _train_baselines(game: str, config: coop_baselines.BaselineConfig,
+                     runs: int, seed: int, optimum: float) -> dict[str, Any]:
   mdp = pub_mdp.build(pyspiel.load_game(game))
   records, curve = [], []
   for evaluation in coop_baselines.train(mdp, config, runs, seed):
@@ -191,7 +207,9 @@ def run_table(games: Sequence[str], configs: Sequence[
               executor: executors.Executor, output_dir: str,
               targets: Optional[dict[str, float]] = None) -> dict[str, Any]:
   """Runs every algorithm on every game, a task each; returns and writes the
-  table (metrics.jsonl takes each task's records as it ends).
+  table (metrics.jsonl takes each task's records as it ends). Each task's
+  result is kept under output_dir/tasks/, so a rerun of an interrupted
+  table runs only the tasks that had not ended.
 
   A run counts as optimal when its greedy value reaches the game's target:
   `targets[game]` if given, else the exact optimum (small games only).
@@ -202,8 +220,11 @@ def run_table(games: Sequence[str], configs: Sequence[
     if optimum is None:
       optima[game] = optimal_value(pub_mdp.build(pyspiel.load_game(game)))
   jobs = [(game, config) for game in games for config in configs]
-  futures = [executor.submit(run_baselines, game, config, runs, seed,
-                             optima[game]) for game, config in jobs]
+  futures = [executor.submit(
+      run_baselines, game, config, runs, seed, optima[game],
+      os.path.join(output_dir, "tasks", re.sub(
+          r"[^\w.-]+", "_", f"{game}_{config.algorithm}") + ".pkl"))
+             for game, config in jobs]
   metrics = reporting.JsonLinesWriter(os.path.join(output_dir,
                                                    "metrics.jsonl"))
   for future in executors.as_completed(futures):

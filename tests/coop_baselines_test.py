@@ -1,11 +1,14 @@
 """The tabular common-payoff baselines: exact evaluation, update rules, runs."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.examples import coop_runs
 import pyspiel
 import tiny_hanabi_test
 
@@ -98,3 +101,18 @@ def test_bad_configurations_are_named(field, value):
   config = coop_baselines.BaselineConfig(**{field: value})
   with pytest.raises(ValueError, match=field.split("_end")[0]):
     config.validate()
+
+
+def test_a_baseline_task_that_ended_is_not_run_again(tmp_path, monkeypatch):
+  game, path = "tiny_hanabi_a", str(tmp_path / "task.pkl")
+  config = coop_baselines.BaselineConfig(algorithm="iql", episodes=200,
+                                         eval_every=100)
+  first = coop_runs.run_baselines(game, config, 2, 0, 10.0, path)
+
+  def train_again(*args):
+    raise AssertionError(f"trained again: {args}")
+  monkeypatch.setattr(coop_runs, "_train_baselines", train_again)
+  assert coop_runs.run_baselines(game, config, 2, 0, 10.0, path) == first
+  with pytest.raises(ValueError, match="episodes=300 here, 200 in"):
+    coop_runs.run_baselines(game, dataclasses.replace(config, episodes=300),
+                            2, 0, 10.0, path)
