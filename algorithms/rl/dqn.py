@@ -177,9 +177,9 @@ class DQN:
     env_steps = state.env_steps + 1
     due = (buffer.size >= max(config.learning_starts, 1)) & (
         env_steps % config.train_every == 0)
-    train, loss = jax.lax.cond(
-        due, self.train, lambda t, b, k: (t, jnp.float32(0)), state.train,
-        buffer, key)
+    idle = jnp.float32(learner_lib.NOT_TRAINED)
+    train, loss = jax.lax.cond(due, self.train, lambda t, b, k: (t, idle),
+                               state.train, buffer, key)
     return State(train, buffer, env_steps), {
         "loss": loss, "epsilon": self.epsilon(env_steps)}
 

@@ -38,6 +38,9 @@ from open_spiel_ext.utils import checkpoints
 # (params, observation [B, *]) -> logits [B, A].
 LogitsFn = Callable[[Any, jax.Array], jax.Array]
 GREEDY_LOGIT_GAP = 1e4  # Turns values into the logits of an argmax policy.
+# A training metric's value at a step that did not train; summaries of
+# several steps average over the steps that trained.
+NOT_TRAINED = float("nan")
 
 
 def check_positive(config: Any, *names: str) -> None:
@@ -158,7 +161,9 @@ class ChunkMetrics(NamedTuple):
   """Sums over a chunk of steps, for the log."""
   episodes: jax.Array  # Games that ended.
   return_sum: jax.Array  # Sum of the learner's returns in them.
-  learner: dict[str, jax.Array]  # The learner's metrics, averaged.
+  # The learner's metrics, averaged over the steps that trained (NaN if
+  # none did; per-step values such as DQN's epsilon over every step).
+  learner: dict[str, jax.Array]
 
 
 def init_carry(learner: Learner, versus: versus_lib.VersusEnv, key: jax.Array,
@@ -197,7 +202,7 @@ def make_train_steps(learner: Learner, versus: versus_lib.VersusEnv
   def summarize(carry, summaries):
     episodes, returns, metrics = summaries
     return carry, ChunkMetrics(episodes.sum(), returns.sum(),
-                               jax.tree.map(jnp.mean, metrics))
+                               jax.tree.map(jnp.nanmean, metrics))
 
   def train_steps(carry, opponent_params, opponent_weights, steps):
     return summarize(*jax.lax.scan(

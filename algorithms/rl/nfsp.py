@@ -240,9 +240,10 @@ class NFSP:
                                  1)) & (best_response.env_steps %
                                         self.config.best_response.train_every
                                         == 0)
+    idle = jnp.float32(learner_lib.NOT_TRAINED)
     average, average_loss = jax.lax.cond(
-        due, self._train_average, lambda a, r, k: (a, jnp.float32(0)),
-        state.average, reservoir, avg_key)
+        due, self._train_average, lambda a, r, k: (a, idle), state.average,
+        reservoir, avg_key)
     pending = pending._replace(valid=pending.valid & ~done[:, None])
     modes = jnp.where(done[:, None], self._draw_modes(mode_key),
                       state.best_response_mode)
@@ -255,8 +256,8 @@ class NFSP:
   def _run(self, state: State, steps: int) -> tuple[State, StepMetrics]:
     state, metrics = jax.lax.scan(self._step, state, None, length=steps)
     return state, StepMetrics(metrics.episodes.sum(),
-                              metrics.best_response_loss.mean(),
-                              metrics.average_loss.mean(),
+                              jnp.nanmean(metrics.best_response_loss),
+                              jnp.nanmean(metrics.average_loss),
                               metrics.response_games.sum(),
                               metrics.response_return_sum.sum())
 

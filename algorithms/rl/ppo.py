@@ -316,7 +316,7 @@ class PPO:
     rollout = jax.tree.map(lambda stored, new: stored.at[state.step].set(new),
                            state.rollout, row)
     step = state.step + 1
-    idle = {name: jnp.float32(0) for name in
+    idle = {name: jnp.float32(learner_lib.NOT_TRAINED) for name in
             ("policy_loss", "value_loss", "entropy", "approx_kl")}
     train, metrics = jax.lax.cond(
         step == self.config.rollout_length, self.train,

@@ -238,7 +238,7 @@ class SAC:
     env_steps = state.env_steps + 1
     due = (buffer.size >= max(config.learning_starts, 1)) & (
         env_steps % config.train_every == 0)
-    idle = {name: jnp.float32(0) for name in
+    idle = {name: jnp.float32(learner_lib.NOT_TRAINED) for name in
             ("critic_loss", "policy_loss", "entropy")}
     networks, metrics = jax.lax.cond(
         due, self.train, lambda n, b, k: (n, idle), state.networks, buffer,
