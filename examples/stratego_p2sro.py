@@ -79,8 +79,10 @@ def learner_config() -> ppo.Config:
   and a learning rate of 1e-3 rose then fell), and shorter credit
   assignment than Monte Carlo returns (λ 0.8, γ 0.99: 8 minutes against
   the random bot on one core won 69.4% [64.7, 73.7] of 400 games, λ 0.95,
-  γ 1 59.2% [54.4, 64.0])."""
-  return ppo.Config(network="stratego_conv",
+  γ 1 59.2% [54.4, 64.0]), and policy and value heads on one trunk (then,
+  side by side: 85.0% [81.2, 88.2] after 2,752 steps; two networks 76.2%
+  [71.8, 80.2] after 2,240)."""
+  return ppo.Config(network="stratego_conv", shared_trunk=True,
                     hidden_sizes=tuple(int(w) for w in _HIDDEN_SIZES.value),
                     learning_rate=_LEARNING_RATE.value, rollout_length=32,
                     epochs=2, minibatches=16, discount=0.99, gae_lambda=0.8)
@@ -126,7 +128,8 @@ def _save_population(pipeline: p2sro.Pipeline, config: ppo.Config,
       path, pipeline.population.members, weights, config.network,
       config.hidden_sizes, pipeline.game.num_distinct_actions(),
       {"game": str(pipeline.game), "episodes": entry.episodes,
-       "hours": entry.wall_time / 3600, "population": entry.fixed})
+       "hours": entry.wall_time / 3600, "population": entry.fixed},
+      config.shared_trunk)
 
 
 def _plot(log: list[p2sro.Round], evaluations: list[dict[str, Any]],

@@ -56,16 +56,19 @@ def test_a_resumed_stratego_run_ends_as_one_never_stopped(pool, tmp_path):
                              -reference.population.payoffs.T)
 
 
-def test_a_population_file_plays_its_meta_nash_mixture(tmp_path):
-  policy = networks.build("stratego_conv", (4, 4),
-                          GAME.num_distinct_actions(), "policy")
+@pytest.mark.parametrize("shared_trunk", [False, True])
+def test_a_population_file_plays_its_meta_nash_mixture(tmp_path,
+                                                       shared_trunk):
+  policy = networks.build_policy("stratego_conv", (4, 4),
+                                 GAME.num_distinct_actions(), shared_trunk)
   observation = jnp.zeros((1,) + tuple(GAME.observation_tensor_shape()))
   members = [policy.init(jax.random.PRNGKey(seed), observation)
              for seed in range(3)]
   path = str(tmp_path / "population.npz")
   kept = agents.save_population(path, members, np.array([0.6, 0.3995, 5e-4]),
                                 "stratego_conv", (4, 4),
-                                GAME.num_distinct_actions(), {"run": "test"})
+                                GAME.num_distinct_actions(), {"run": "test"},
+                                shared_trunk)
   assert kept == 2  # The member under MIN_WEIGHT is left out.
   mixture, meta = agents.load_population(path)
   np.testing.assert_allclose(mixture.weights, [0.6 / 0.9995, 0.3995 / 0.9995])

@@ -35,6 +35,18 @@ def build(network: str, hidden_sizes: Sequence[int], num_outputs: int,
                                              name=name)(x)))
 
 
+def build_policy(network: str, hidden_sizes: Sequence[int], num_actions: int,
+                 shared_trunk: bool = False, name: str = "policy"
+                ) -> hk.Transformed:
+  """Observations [B, ...] to logits [B, num_actions]: the policy network,
+  or with `shared_trunk` the logits of `build_actor_critic`'s network (whose
+  parameters hold the value head too)."""
+  if not shared_trunk:
+    return build(network, hidden_sizes, num_actions, name)
+  both = build_actor_critic(network, hidden_sizes, num_actions, name)
+  return hk.Transformed(both.init, lambda params, x: both.apply(params, x)[0])
+
+
 def build_actor_critic(network: str, hidden_sizes: Sequence[int],
                        num_actions: int, name: str) -> hk.Transformed:
   """One trunk with a policy head and a value head: observations [B, ...]

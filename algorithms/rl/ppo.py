@@ -7,8 +7,10 @@ are separate networks, MLPs or the Stratego convolutions (`networks.py`), by
 default: poker's returns, up to ±13 chips in Leduc, would make the value
 loss dominate shared features. With `shared_trunk` they are two heads on one
 trunk (`networks.build_actor_critic`), computed once instead of twice, for
-games whose returns are small (Stratego's ±1; there a PPO step took about
-12% less). Each batched step's transition goes
+games whose returns are small (Stratego's ±1: 8 minutes on one core against
+the random bot took 1.23 times as many steps and won 85.0% of 400 games,
+against 76.2% with two networks; `examples/stratego_p2sro.py`). Each
+batched step's transition goes
 into a rollout of `rollout_length` steps kept in the state (arrays
 [T, B, ...]), with the log-probability and value of the action
 under the parameters that chose it (they change only at the end of a
@@ -172,16 +174,14 @@ class PPO:
           f"rollout_length={config.rollout_length}, batch={batch}, "
           f"minibatches={config.minibatches}")
     self.config = config
+    self.policy = networks.build_policy(config.network, config.hidden_sizes,
+                                        num_actions, config.shared_trunk)
     if config.shared_trunk:
       both = networks.build_actor_critic(config.network, config.hidden_sizes,
                                          num_actions, "policy")
       self._outputs_of = lambda params, x: both.apply(params.policy, x)
-      self.policy = hk.Transformed(
-          both.init, lambda params, x: both.apply(params, x)[0])
       self.value = None
     else:
-      self.policy = networks.build(config.network, config.hidden_sizes,
-                                   num_actions, "policy")
       self.value = networks.build(config.network, config.hidden_sizes, 1,
                                   "value")
       self._outputs_of = lambda params, x: (

@@ -36,17 +36,18 @@ def shipped_path(army: str = "barrage") -> str:
 
 def save_population(path: str, members: Sequence[Any], weights: np.ndarray,
                     network: str, hidden_sizes: Sequence[int],
-                    num_actions: int, meta: dict[str, Any]) -> int:
-  """Writes the members (policy parameters) the mixture `weights` gives at
-  least MIN_WEIGHT, stacked, with the renormalised weights; returns how many.
-  `meta` (JSON) records the run."""
+                    num_actions: int, meta: dict[str, Any],
+                    shared_trunk: bool = False) -> int:
+  """Writes the members (policy parameters, of `networks.build_policy`) the
+  mixture `weights` gives at least MIN_WEIGHT, stacked, with the
+  renormalised weights; returns how many. `meta` (JSON) records the run."""
   weights = np.asarray(weights, np.float64)
   kept = np.flatnonzero(weights >= MIN_WEIGHT)
   stacked = jax.tree.map(lambda *x: np.stack(x),
                          *[jax.device_get(members[i]) for i in kept])
   weights_lib.save(path, stacked, {
       "kind": _KIND, "network": network, "hidden_sizes": list(hidden_sizes),
-      "num_actions": num_actions,
+      "num_actions": num_actions, "shared_trunk": shared_trunk,
       "weights": (weights[kept] / weights[kept].sum()).tolist(),
       "population_indices": kept.tolist(), **meta})
   return len(kept)
@@ -61,8 +62,9 @@ def load_population(path: str) -> tuple[opponents.Opponent, dict[str, Any]]:
   params, meta = weights_lib.load(path, _KIND)
   if meta.get("kind") != _KIND:
     raise ValueError(f"{path} is not a {_KIND} file")
-  policy = networks.build(meta["network"], meta["hidden_sizes"],
-                          meta["num_actions"], "policy")
+  policy = networks.build_policy(meta["network"], meta["hidden_sizes"],
+                                 meta["num_actions"],
+                                 meta.get("shared_trunk", False))
   return opponents.network(policy.apply, params, meta["weights"]), meta
 
 
