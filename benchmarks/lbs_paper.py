@@ -7,8 +7,10 @@ over the blueprint is paired game by game:
 - blueprints (Table 2): on --preset, for each of --blueprints, SPARTA and
   LBS with each rollout depth in --depths (and, with --both_players, LBS at
   the first depth with both players searching): mean score ± s.e.m., the
-  paired gain ± s.e.m., the search's seconds per game, LBS's share of
-  SPARTA's gain and how many times faster than SPARTA it is per game;
+  paired gain ± s.e.m., the search's seconds per game (deciding and
+  keeping its belief: SPARTA's exact belief costs more than its rollouts
+  on full Hanabi) and of those the belief's, LBS's share of SPARTA's gain
+  and how many times faster than SPARTA it is per game;
 - hand_sizes (Table 1): the rule-based bot on 5-, 6- and 7-card hands
   (presets full, six_cards, seven_cards: 4 hints at 7 cards), SPARTA
   against LBS at --hand_size_depth: seconds per searching move and peak
@@ -153,12 +155,13 @@ def _score(cell: dict[str, Any]) -> str:
 def print_blueprints(table: dict[str, Any]) -> None:
   print(f"\n### Search on Hanabi {_PRESET.value} ({_GAMES.value} paired "
         f"games a cell, {_ROLLOUTS.value:,d} rollouts a decision)\n")
-  print("| blueprint | search | score | paired gain | s/game | share of "
-        "SPARTA's gain | times faster than SPARTA |")
-  print("|---|---|---|---|---|---|---|")
+  print("| blueprint | search | score | paired gain | s/game | of which "
+        "belief | share of SPARTA's gain | times faster than SPARTA |")
+  print("|---|---|---|---|---|---|---|---|")
   for blueprint, cells in table.items():
     spartan = cells["SPARTA"]
-    print(f"| {blueprint} | none | {spartan['blueprint_mean']:.2f} | | | | |")
+    print(f"| {blueprint} | none | {spartan['blueprint_mean']:.2f} | | | | "
+          "| |")
     for label, cell in cells.items():
       share = cell["paired_gain"] / spartan["paired_gain"] if spartan[
           "paired_gain"] else float("nan")
@@ -167,7 +170,9 @@ def print_blueprints(table: dict[str, Any]) -> None:
       print(f"| {blueprint} | {label} | {_score(cell)} | "
             f"{cell['paired_gain']:+.2f} ± "
             f"{cell['paired_gain_standard_error']:.2f} | "
-            f"{cell['seconds_per_game']:.1f} | {share:.0%} | {speed:.1f} |")
+            f"{cell['seconds_per_game']:.1f} | "
+            f"{cell['belief_seconds_per_game']:.1f} | {share:.0%} | "
+            f"{speed:.1f} |")
 
 
 def print_hand_sizes(table: dict[str, Any]) -> None:
@@ -200,7 +205,7 @@ def plot_blueprints(table: dict[str, Any], path: str) -> None:
     times.bar(x, [cells[label]["seconds_per_game"] for label in labels],
               width, label=blueprint)
   for axis, ylabel in ((gains, "paired gain over the blueprint"),
-                       (times, "search seconds per game")):
+                       (times, "search seconds per game (with beliefs)")):
     axis.set_xticks(np.arange(len(labels)) + width * (len(table) - 1) / 2)
     axis.set_xticklabels(labels, rotation=20)
     axis.set_ylabel(ylabel)

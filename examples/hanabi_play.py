@@ -102,7 +102,9 @@ def main(argv: Sequence[str]) -> None:
     text += (f"; blueprint {line['blueprint_mean']:.2f}, paired gain "
              f"{line['paired_gain']:+.2f} ± "
              f"{line['paired_gain_standard_error']:.2f}, "
-             f"{line['seconds_per_move']:.2f} s a searching move")
+             f"{line['seconds_per_move']:.2f} s a searching move, "
+             f"{line['seconds_per_game']:.1f} s a game (beliefs "
+             f"{line['belief_seconds_per_game']:.1f})")
   print(f"{text} over {line['games']} games; wrote "
         f"{os.path.join(_OUTPUT_DIR.value, 'results.json')}")
 

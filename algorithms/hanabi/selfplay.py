@@ -113,8 +113,9 @@ def search_start(chosen: blueprints.Blueprint, search: dict[str, Any]
 def play(preset: str, blueprint_name: str, game: int, seed: int,
          search: dict[str, Any]) -> dict[str, Any]:
   """One game (a task): its score, and with search the search's figures
-  (its seconds in all and per move; the worker's peak memory so far) and
-  the blueprint's own score on the same deck."""
+  (its seconds deciding and keeping its beliefs, and both per searching
+  move; the worker's peak memory so far) and the blueprint's own score on
+  the same deck."""
   chosen = blueprint(preset, blueprint_name)
   cards = sparta.game_deck(chosen.engine.rules, seed, game)
   alone = sparta.play_game(chosen, cards)
@@ -128,7 +129,9 @@ def play(preset: str, blueprint_name: str, game: int, seed: int,
           "searcher_moves": searched.searcher_moves,
           "deviations": searched.deviations,
           "search_seconds": searched.search_seconds,
-          "seconds_per_move": (searched.search_seconds /
+          "belief_seconds": searched.belief_seconds,
+          "seconds_per_move": ((searched.search_seconds +
+                                searched.belief_seconds) /
                                max(searched.searcher_moves, 1)),
           "peak_memory_mb": reporting.peak_memory_mb()}
 
@@ -136,7 +139,8 @@ def play(preset: str, blueprint_name: str, game: int, seed: int,
 def summary(games: list[dict[str, Any]]) -> dict[str, float]:
   """Mean score ± standard error; with search also the blueprint's mean on
   the same decks, the paired gain ± its standard error, the search's
-  seconds per move and per game, and the largest peak memory."""
+  seconds (deciding and keeping beliefs) per searching move and per game,
+  of those per game the beliefs', and the largest peak memory."""
   scores = [g["score"] for g in games]
   out = {"games": len(games), "mean": float(np.mean(scores)),
          "standard_error": reporting.standard_error(scores)}
@@ -148,8 +152,11 @@ def summary(games: list[dict[str, Any]]) -> dict[str, float]:
         paired_gain_standard_error=reporting.standard_error(gains),
         seconds_per_move=float(np.mean([g["seconds_per_move"]
                                         for g in games])),
-        seconds_per_game=float(np.mean([g["search_seconds"]
+        seconds_per_game=float(np.mean([g["search_seconds"] +
+                                        g["belief_seconds"]
                                         for g in games])),
+        belief_seconds_per_game=float(np.mean([g["belief_seconds"]
+                                               for g in games])),
         peak_memory_mb=float(max(g["peak_memory_mb"] for g in games)))
   return out
 
@@ -160,7 +167,8 @@ def describe(result: dict[str, Any]) -> str:
     line += (f" (blueprint alone {result['blueprint_score']:.0f}; "
              f"{result['deviations']} of {result['searcher_moves']} moves "
              f"searched away from it, {result['seconds_per_move']:.2f} s a "
-             "move)")
+             f"move, {result['belief_seconds']:.1f} s of the game on "
+             "beliefs)")
   return line
 
 

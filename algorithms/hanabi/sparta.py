@@ -316,6 +316,9 @@ class GameResult(NamedTuple):
   searcher_moves: int
   deviations: int  # Searcher moves other than the blueprint's.
   search_seconds: float  # Spent searching, over the searcher's moves.
+  # Spent by the searchers on their beliefs: the first, then following the
+  # game.
+  belief_seconds: float
 
 
 def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
@@ -326,13 +329,15 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
   rng = np.random.default_rng(seed)
   if start is None:  # The whole game in one jitted self-play.
     return GameResult(float(blueprints.self_play_scores(
-        blueprint, np.asarray(deck)[None])[0]), 0, 0, 0.0)
+        blueprint, np.asarray(deck)[None])[0]), 0, 0, 0.0, 0.0)
   params, engine = blueprint.params, blueprint.engine
   calls = blueprints.jitted(blueprint)
   state = engine.deal(jnp.asarray(deck, jnp.int32)[None])
   memory = calls.start(params, state)
   game = beliefs.row(state)
-  searchers = start(game)
+  started = time.perf_counter()
+  searchers = start(game)  # Their initial beliefs.
+  following = time.perf_counter() - started
   score, moves, deviations, seconds = 0.0, 0, 0, 0.0
   while not bool(game.terminated):
     searcher = searchers.get(int(game.current_player))
@@ -348,8 +353,10 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
     after = beliefs.row(state)
     score += float(after.rewards[0])
     if not bool(after.terminated):
+      started = time.perf_counter()
       for each in searchers.values():
         each.observe(game, beliefs.row(memory), action, after)
+      following += time.perf_counter() - started
     memory = calls.remember(params, memory, state)
     game = after
-  return GameResult(score, moves, deviations, seconds)
+  return GameResult(score, moves, deviations, seconds, following)
