@@ -177,11 +177,14 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     _setup(_PRESET.value, _BLUEPRINT.value, model_path)
   with cli.executor_from_flags() as executor:
-    games = executors.results([
-        executor.submit(score_game, _PRESET.value, _BLUEPRINT.value,
-                        model_path, _SEED.value, game, _PLAYER.value,
-                        _SAMPLES.value)
-        for game in range(_GAMES.value)])
+    futures = [executor.submit(score_game, _PRESET.value, _BLUEPRINT.value,
+                               model_path, _SEED.value, game, _PLAYER.value,
+                               _SAMPLES.value)
+               for game in range(_GAMES.value)]
+    games = [None] * len(futures)
+    for done, future in enumerate(executors.as_completed(futures), 1):
+      games[futures.index(future)] = future.result()
+      print(f"{done} of {len(futures)} games scored", flush=True)
   rows = by_step(games, _BIN.value)
   print(f"Cross-entropy per card of player {_PLAYER.value}'s hand (nats), "
         f"{_GAMES.value} games of {_BLUEPRINT.value} on Hanabi "
