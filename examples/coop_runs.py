@@ -202,6 +202,13 @@ def _train_baselines(game: str, config: coop_baselines.BaselineConfig,
           "mean_value": float(evaluation.values.mean())}
 
 
+def _task_path(output_dir: str, game: str, algorithm: str) -> str:
+  """Where run_table keeps one task's result (a file name of the game's
+  string with its parameters)."""
+  name = re.sub(r"[^\w.-]+", "_", f"{game}_{algorithm}")
+  return os.path.join(output_dir, "tasks", f"{name}.pkl")
+
+
 def run_table(games: Sequence[str], configs: Sequence[
     coop_baselines.BaselineConfig], runs: int, seed: int,
               executor: executors.Executor, output_dir: str,
@@ -220,10 +227,9 @@ def run_table(games: Sequence[str], configs: Sequence[
     if optimum is None:
       optima[game] = optimal_value(pub_mdp.build(pyspiel.load_game(game)))
   jobs = [(game, config) for game in games for config in configs]
-  futures = [executor.submit(
-      run_baselines, game, config, runs, seed, optima[game],
-      os.path.join(output_dir, "tasks", re.sub(
-          r"[^\w.-]+", "_", f"{game}_{config.algorithm}") + ".pkl"))
+  futures = [executor.submit(run_baselines, game, config, runs, seed,
+                             optima[game],
+                             _task_path(output_dir, game, config.algorithm))
              for game, config in jobs]
   metrics = reporting.JsonLinesWriter(os.path.join(output_dir,
                                                    "metrics.jsonl"))

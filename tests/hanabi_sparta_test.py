@@ -1,5 +1,7 @@
 """Tests of SPARTA, exact-belief search, on Hanabi-Small."""
 
+import time
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -7,6 +9,7 @@ import pytest
 from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import rule_bot
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
@@ -96,3 +99,32 @@ def test_a_batch_smaller_than_the_legal_moves_is_refused():
   with pytest.raises(ValueError, match="batch=2 < "):
     sparta.search(RULES, game, (), belief, sparta.Settings(batch=2),
                   np.random.default_rng(0))
+
+
+class _SlowFollower(sparta.Searcher):
+  """Plays the blueprint's moves and takes FOLLOW seconds to follow each."""
+  FOLLOW = 0.005
+
+  def decide(self, game, memory, rng):
+    action = sparta.blueprint_action(self.blueprint, game, memory,
+                                     self.player)
+    return sparta.Decision(action, action, {}, 0, 0.0)
+
+  def observe(self, before, memory, action, after):
+    time.sleep(self.FOLLOW)
+
+
+def test_a_game_counts_the_searchers_time_on_beliefs():
+  deck = sparta.game_deck(ENGINE.rules, 0, 0)
+  followed = sparta.play_game(RULES, deck,
+                              lambda game: {1: _SlowFollower(RULES, 1)})
+  assert followed.score == sparta.play_game(RULES, deck).score
+  assert followed.search_seconds == 0.0
+  assert followed.belief_seconds >= _SlowFollower.FOLLOW * (
+      2 * followed.searcher_moves - 2)
+  games = [{"score": 5, "blueprint_score": 4, "search_seconds": 1.0,
+            "belief_seconds": b, "seconds_per_move": 0.1,
+            "peak_memory_mb": 1.0} for b in (2.0, 4.0)]
+  line = selfplay.summary(games)
+  assert line["seconds_per_game"] == 4.0
+  assert line["belief_seconds_per_game"] == 3.0
