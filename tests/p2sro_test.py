@@ -16,6 +16,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors
 import pyspiel
 
@@ -170,7 +171,7 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
 
 def _learner_state(path):
   record = p2sro._trainer(str(KUHN), DQN, SETTINGS.num_envs).record  # pylint: disable=protected-access
-  return p2sro.checkpoints.restore(path, record).tree.learner
+  return checkpoints.restore(path, record).tree.learner
 
 
 def test_a_warm_started_learner_continues_from_the_fixed_ones_state(
