@@ -72,8 +72,11 @@ def main(argv: Sequence[str]) -> None:
                          f"{names}")
   game = cli.load_game(f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
   env = env_lib.StrategoEnv(game, relative_actions=True)
-  table = arena.round_robin(env, players, _GAMES.value,
-                            jax.random.PRNGKey(_SEED.value))
+  table = arena.round_robin(
+      env, players, _GAMES.value, jax.random.PRNGKey(_SEED.value),
+      on_match=lambda row, column, rate: print(
+          f"{row} vs {column}: {rate.rate:.3f} [{rate.low:.3f}, "
+          f"{rate.high:.3f}] over {rate.games} games", flush=True))
   print("| row vs column | " + " | ".join(names) + " | mean |")
   print("|---|" + "---|" * (len(names) + 1))
   for row in names:

@@ -285,6 +285,7 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
                         "--games=4", "--ply_limit=60",
                         f"--output_dir={tmp_path}")
   assert "| heuristic | " in output
+  assert "random vs heuristic: " in output  # Each match as it ends.
   table = json.loads((tmp_path / "stratego_eval.json").read_text())["table"]
   assert {(r["row"], r["column"]) for r in table} == {
       ("random", "heuristic"), ("heuristic", "random")}

@@ -92,3 +92,13 @@ def test_a_person_plays_in_tmux():
     _wait_for(session, "bye")
   finally:
     subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+
+
+def test_the_shipped_population_answers_as_the_p2sro_bot():
+  result = subprocess.run(COMMAND + ["--bot=p2sro", "--human=1"],
+                          input="quit\n", capture_output=True, text=True,
+                          timeout=120)
+  assert result.returncode == 0, result.stderr
+  assert "the p2sro bot is player 0" in result.stdout
+  assert "bot: " in result.stdout  # It moved first.
+  assert "bye" in result.stdout

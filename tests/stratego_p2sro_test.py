@@ -86,3 +86,16 @@ def test_unknown_opponents_and_files_are_refused(tmp_path):
   np.savez(other, x=np.zeros(2))
   with pytest.raises(ValueError, match="not a stratego population file"):
     agents.opponent(str(other))
+
+
+def test_the_shipped_population_loads_and_beats_the_random_bot():
+  mixture, meta = agents.load_population(agents.shipped_path())
+  game = pyspiel.load_game("barrage_stratego")
+  assert meta["network"] == "stratego_conv"
+  assert meta["num_actions"] == game.num_distinct_actions()
+  np.testing.assert_allclose(sum(meta["weights"]), 1.0)
+  env = env_lib.StrategoEnv(game, relative_actions=True)
+  results = arena.play(env, mixture, bots.bot("random"), 32,
+                       jax.random.PRNGKey(0))
+  # It wins about 9 games in 10 (README); 24 of 32 is a loose floor.
+  assert arena.win_rate(results).rate >= 0.75

@@ -12,7 +12,7 @@ table of every pair.
 
 import functools
 import itertools
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -93,9 +93,11 @@ def win_rate(results: np.ndarray) -> WinRate:
 
 
 def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent],
-                games: int, key: jax.Array
+                games: int, key: jax.Array,
+                on_match: Optional[Callable[[str, str, WinRate], None]] = None
                ) -> dict[tuple[str, str], WinRate]:
-  """Every pair's match: the row player's win rate against the column's."""
+  """Every pair's match: the row player's win rate against the column's;
+  `on_match(row, column, rate)` is called as each match ends."""
   table = {}
   names: Sequence[str] = list(players)
   for index, (row, column) in enumerate(itertools.combinations(names, 2)):
@@ -103,4 +105,6 @@ def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent]
                    jax.random.fold_in(key, index))
     table[row, column] = win_rate(results)
     table[column, row] = win_rate(-results)
+    if on_match:
+      on_match(row, column, table[row, column])
   return table
