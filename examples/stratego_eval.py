@@ -75,14 +75,11 @@ def main(argv: Sequence[str]) -> None:
   table = arena.round_robin(
       env, players, _GAMES.value, jax.random.PRNGKey(_SEED.value),
       on_match=lambda row, column, rate: print(
-          f"{row} vs {column}: {rate.rate:.3f} [{rate.low:.3f}, "
-          f"{rate.high:.3f}] over {rate.games} games", flush=True))
+          f"{row} vs {column}: {rate} over {rate.games} games", flush=True))
   print("| row vs column | " + " | ".join(names) + " | mean |")
   print("|---|" + "---|" * (len(names) + 1))
   for row in names:
-    cells = [f"{table[row, c].rate:.3f} [{table[row, c].low:.3f}, "
-             f"{table[row, c].high:.3f}]" if c != row else "–"
-             for c in names]
+    cells = [str(table[row, c]) if c != row else "–" for c in names]
     mean = np.mean([table[row, c].rate for c in names if c != row])
     print(f"| {row} | " + " | ".join(cells) + f" | {mean:.3f} |")
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)

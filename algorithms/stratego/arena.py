@@ -80,6 +80,9 @@ class WinRate(NamedTuple):
   high: float
   games: int
 
+  def __str__(self) -> str:
+    return f"{self.rate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
 
 def win_rate(results: np.ndarray) -> WinRate:
   """The score rate of +1/0/−1 results with Wilson's 95% interval."""
