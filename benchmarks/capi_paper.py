@@ -79,33 +79,36 @@ def baseline_configs(algorithms: Sequence[str], episodes: int
           for a in algorithms]
 
 
-def capi_runs(executor: executors.Executor, game: str, name: str,
-              target: Optional[float] = None, **settings
-             ) -> list[dict[str, Any]]:
-  """CAPI seeds on one game, in parallel."""
+def submit_capi(executor: executors.Executor, game: str, name: str,
+                target: Optional[float] = None, **settings
+               ) -> coop_runs.PendingSeeds:
+  """CAPI seeds on one game, submitted to run in parallel."""
   def make_config(seed: int) -> capi.CapiConfig:
     return capi.CapiConfig(seed=seed, **settings)
-  return coop_runs.run_seeds(
+  return coop_runs.submit_seeds(
       game, list(range(_CAPI_SEEDS.value)), executor, make_config, target,
       os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
 
 
 def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
   games = [f"tiny_hanabi_{x}" for x in "abcdef"]
-  table = coop_runs.run_table(
+  baselines = coop_runs.submit_table(
       games, baseline_configs(coop_baselines.ALGORITHMS,
                               _TINY_HANABI_EPISODES.value),
       _RUNS.value, 0, executor, os.path.join(_OUTPUT_DIR.value, "tiny_hanabi"))
+  seeds = {
+      game: submit_capi(executor, game, f"tiny_hanabi_capi_{game[-1]}",
+                        baselines.optima[game],
+                        episodes=_TINY_HANABI_CAPI_EPISODES.value,
+                        num_prescriptions=100, learning_rate=1e-3,
+                        updates_per_episode=5, eval_every=100)
+      for game in games}
+  table = coop_runs.collect_table(baselines)
   table["capi_runs"] = _CAPI_SEEDS.value
-  table["capi_solved"] = {}
-  for game in games:
-    summaries = capi_runs(
-        executor, game, f"tiny_hanabi_capi_{game[-1]}",
-        table["optimal"][game],
-        episodes=_TINY_HANABI_CAPI_EPISODES.value, num_prescriptions=100,
-        learning_rate=1e-3, updates_per_episode=5, eval_every=100)
-    table["capi_solved"][game] = sum(s["solved_at_episode"] is not None
-                                     for s in summaries)
+  table["capi_solved"] = {
+      game: sum(s["solved_at_episode"] is not None
+                for s in coop_runs.collect_seeds(pending))
+      for game, pending in seeds.items()}
   print(coop_runs.format_table(table))
   print("| capi | " + " | ".join(
       f"{table['capi_solved'][g]}/{_CAPI_SEEDS.value}" for g in games) + " |")
@@ -114,13 +117,17 @@ def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
 
 def versus_baselines(executor: executors.Executor, game: str, name: str,
                      target: float, **capi_settings) -> dict[str, Any]:
-  """CAPI's best value per seed against the baselines' final values."""
-  summaries = capi_runs(executor, game, name, target, **capi_settings)
-  table = coop_runs.run_table(
+  """CAPI's best value per seed against the baselines' final values (the
+  baselines are queued behind the seeds, so no worker idles while the last
+  seeds run)."""
+  seeds = submit_capi(executor, game, name, target, **capi_settings)
+  baselines = coop_runs.submit_table(
       [game], baseline_configs(INDEPENDENT, _BASELINE_EPISODES.value),
       _RUNS.value, 0, executor,
       os.path.join(_OUTPUT_DIR.value, f"{name}_baselines"),
       targets={game: target})
+  summaries = coop_runs.collect_seeds(seeds)
+  table = coop_runs.collect_table(baselines)
   print(f"\n{game}: CAPI best value per seed "
         f"{[round(s['best_value'], 4) for s in summaries]}, reaching "
         f"{target} at episodes "

@@ -9,7 +9,7 @@ import dataclasses
 import json
 import os
 import re
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -121,12 +121,23 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
   reporting.save_figure(fig, os.path.join(output_dir, "capi.png"))
 
 
-def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
-              make_config, target: Optional[float], output_dir: str,
-              stop_when_solved: bool = False) -> list[dict[str, Any]]:
-  """Runs the seeds on `executor`; writes the plot (the target and the
-  game's known values drawn), and summary.json as each run ends (the runs
-  in seed order)."""
+class PendingSeeds(NamedTuple):
+  """CAPI seeds submitted to an executor, not yet collected."""
+  game: str
+  seeds: Sequence[int]
+  target: float
+  config: dict[str, Any]
+  output_dir: str
+  stop_when_solved: bool
+  futures: list[executors.Future]
+
+
+def submit_seeds(game: str, seeds: Sequence[int],
+                 executor: executors.Executor, make_config,
+                 target: Optional[float], output_dir: str,
+                 stop_when_solved: bool = False) -> PendingSeeds:
+  """Submits a CAPI run per seed to `executor`; `collect_seeds` waits for
+  them (so other tasks can be submitted to the same executor meanwhile)."""
   os.makedirs(output_dir, exist_ok=True)
   if target is None:
     target = pyspiel.load_game(game).max_utility()
@@ -134,18 +145,36 @@ def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
   config.pop("seed")
   futures = [executor.submit(run_seed, game, make_config(seed), target,
                              output_dir, stop_when_solved) for seed in seeds]
-  summaries = [None] * len(seeds)
-  for future in executors.as_completed(futures):
-    summaries[futures.index(future)] = future.result()
-    with open(os.path.join(output_dir, "summary.json"), "w",
+  return PendingSeeds(game, seeds, target, config, output_dir,
+                      stop_when_solved, futures)
+
+
+def collect_seeds(pending: PendingSeeds) -> list[dict[str, Any]]:
+  """Waits for the seeds; writes summary.json as each run ends (the runs in
+  seed order) and then the plot (the target and the game's known values
+  drawn). Returns the runs' summaries in seed order."""
+  summaries = [None] * len(pending.seeds)
+  for future in executors.as_completed(pending.futures):
+    summaries[pending.futures.index(future)] = future.result()
+    with open(os.path.join(pending.output_dir, "summary.json"), "w",
               encoding="utf-8") as f:
-      json.dump({"game": game, "target": target, "config": config,
-                 "stop_when_solved": stop_when_solved,
+      json.dump({"game": pending.game, "target": pending.target,
+                 "config": pending.config,
+                 "stop_when_solved": pending.stop_when_solved,
                  "runs": [s for s in summaries if s is not None]}, f,
                 indent=1)
-  plot_capi(output_dir, seeds, f"CAPI on {game}",
-            {f"target {target:g}": target, **known_values(game)})
+  plot_capi(pending.output_dir, pending.seeds, f"CAPI on {pending.game}",
+            {f"target {pending.target:g}": pending.target,
+             **known_values(pending.game)})
   return summaries
+
+
+def run_seeds(game: str, seeds: Sequence[int], executor: executors.Executor,
+              make_config, target: Optional[float], output_dir: str,
+              stop_when_solved: bool = False) -> list[dict[str, Any]]:
+  """`submit_seeds`, then `collect_seeds`."""
+  return collect_seeds(submit_seeds(game, seeds, executor, make_config,
+                                    target, output_dir, stop_when_solved))
 
 
 def format_capi_table(summaries: Sequence[dict[str, Any]]) -> str:
@@ -209,14 +238,23 @@ def _task_path(output_dir: str, game: str, algorithm: str) -> str:
   return os.path.join(output_dir, "tasks", f"{name}.pkl")
 
 
-def run_table(games: Sequence[str], configs: Sequence[
+class PendingTable(NamedTuple):
+  """Baseline tasks submitted to an executor, not yet collected."""
+  runs: int
+  optima: dict[str, float]
+  configs: Sequence[coop_baselines.BaselineConfig]
+  output_dir: str
+  jobs: list[tuple[str, coop_baselines.BaselineConfig]]
+  futures: list[executors.Future]
+
+
+def submit_table(games: Sequence[str], configs: Sequence[
     coop_baselines.BaselineConfig], runs: int, seed: int,
-              executor: executors.Executor, output_dir: str,
-              targets: Optional[dict[str, float]] = None) -> dict[str, Any]:
-  """Runs every algorithm on every game, a task each; returns and writes the
-  table (metrics.jsonl takes each task's records as it ends). Each task's
-  result is kept under output_dir/tasks/, so a rerun of an interrupted
-  table runs only the tasks that had not ended.
+                 executor: executors.Executor, output_dir: str,
+                 targets: Optional[dict[str, float]] = None) -> PendingTable:
+  """Submits every algorithm on every game, a task each; `collect_table`
+  waits for them. Each task's result is kept under output_dir/tasks/, so a
+  rerun of an interrupted table runs only the tasks that had not ended.
 
   A run counts as optimal when its greedy value reaches the game's target:
   `targets[game]` if given, else the exact optimum (small games only).
@@ -231,26 +269,44 @@ def run_table(games: Sequence[str], configs: Sequence[
                              optima[game],
                              _task_path(output_dir, game, config.algorithm))
              for game, config in jobs]
-  metrics = reporting.JsonLinesWriter(os.path.join(output_dir,
+  return PendingTable(runs, optima, configs, output_dir, jobs, futures)
+
+
+def collect_table(pending: PendingTable) -> dict[str, Any]:
+  """Waits for the tasks; returns and writes the table (metrics.jsonl takes
+  each task's records as it ends, then table.json and baselines.png)."""
+  metrics = reporting.JsonLinesWriter(os.path.join(pending.output_dir,
                                                    "metrics.jsonl"))
-  for future in executors.as_completed(futures):
+  for future in executors.as_completed(pending.futures):
     for record in future.result()["records"]:
       metrics.write(record)
   metrics.close()
-  table = {"runs": runs, "optimal": optima, "solved": {}, "mean_value": {},
-           "config": [dataclasses.asdict(c) for c in configs]}
+  table = {"runs": pending.runs, "optimal": pending.optima, "solved": {},
+           "mean_value": {},
+           "config": [dataclasses.asdict(c) for c in pending.configs]}
   curves = {}
-  for (game, config), result in zip(jobs, executors.results(futures)):
+  for (game, config), result in zip(pending.jobs,
+                                    executors.results(pending.futures)):
     table["solved"].setdefault(config.algorithm, {})[game] = result["solved"]
     table["mean_value"].setdefault(config.algorithm, {})[game] = result[
         "mean_value"]
     curves[(game, config.algorithm)] = result["curve"]
-  with open(os.path.join(output_dir, "table.json"), "w",
+  with open(os.path.join(pending.output_dir, "table.json"), "w",
             encoding="utf-8") as f:
     json.dump(table, f, indent=1)
-  plot_baselines(curves, games, [c.algorithm for c in configs],
-       os.path.join(output_dir, "baselines.png"))
+  plot_baselines(curves, list(pending.optima),
+                 [c.algorithm for c in pending.configs],
+                 os.path.join(pending.output_dir, "baselines.png"))
   return table
+
+
+def run_table(games: Sequence[str], configs: Sequence[
+    coop_baselines.BaselineConfig], runs: int, seed: int,
+              executor: executors.Executor, output_dir: str,
+              targets: Optional[dict[str, float]] = None) -> dict[str, Any]:
+  """`submit_table`, then `collect_table`."""
+  return collect_table(submit_table(games, configs, runs, seed, executor,
+                                    output_dir, targets))
 
 
 def plot_baselines(curves, games, algorithms, path: str) -> None:
