@@ -76,6 +76,13 @@ def known_values(game: str) -> dict[str, float]:
           capi.TINY_BRIDGE_NO_COORDINATION}
 
 
+def value_floor(game: str) -> Optional[float]:
+  """Where a plot of a game's runs cuts its value axis, if anywhere: on Tiny
+  Bridge the runs pass 18 within the first hour and then differ by tenths
+  near the published values, which a full axis (from about -10) flattens."""
+  return 18.0 if game == capi.TINY_BRIDGE else None
+
+
 def checkpoint_path(output_dir: str, seed: int) -> str:
   return os.path.join(output_dir, f"checkpoint_seed{seed}.pkl")
 
@@ -91,10 +98,12 @@ def check_resumable(output_dir: str, seeds: Sequence[int],
 
 
 def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
-              lines: Optional[dict[str, float]] = None) -> None:
+              lines: Optional[dict[str, float]] = None,
+              floor: Optional[float] = None) -> None:
   """The best value found so far (solid; search or greedy) and the search
   value (faint) against episodes and hours, a colour per seed, with
-  horizontal `lines` ({label: value})."""
+  horizontal `lines` ({label: value}); the value axis starts at `floor`
+  if given."""
   plt = reporting.plt
   fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
   for index, seed in enumerate(seeds):
@@ -115,6 +124,8 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
                    linestyle=("--", ":", "-.")[number % 3], label=name)
     axis.set_xlabel(label)
     axis.grid(alpha=0.3)
+  if floor is not None:
+    axes[0].set_ylim(bottom=floor)
   axes[0].set_ylabel("best expected return so far (faint: search value)")
   axes[0].legend(fontsize="small")
   fig.suptitle(title)
@@ -165,7 +176,7 @@ def collect_seeds(pending: PendingSeeds) -> list[dict[str, Any]]:
                 indent=1)
   plot_capi(pending.output_dir, pending.seeds, f"CAPI on {pending.game}",
             {f"target {pending.target:g}": pending.target,
-             **known_values(pending.game)})
+             **known_values(pending.game)}, value_floor(pending.game))
   return summaries
 
 
