@@ -19,9 +19,10 @@ Every CAPI seed and every baseline (game, algorithm) is a task on one
 executor (--executor, --workers). Prints markdown tables, writes results.json
 and capi_paper.png (runs reaching the optimum per game and algorithm) under
 --output_dir; each CAPI experiment also leaves its per-seed metrics and
-curves in a subfolder. The same command resumes an interrupted run: CAPI
-seeds from their checkpoints, and baseline tasks that ended are not run
-again.
+curves in a subfolder, and <experiment>_versus_baselines.png (CAPI's seeds
+and the baselines' values against episodes). The same command resumes an
+interrupted run: CAPI seeds from their checkpoints, and baseline tasks that
+ended are not run again.
 """
 
 import dataclasses
@@ -128,6 +129,8 @@ def versus_baselines(executor: executors.Executor, game: str, name: str,
       targets={game: target})
   summaries = coop_runs.collect_seeds(seeds)
   table = coop_runs.collect_table(baselines)
+  plot_versus_baselines(seeds, baselines.output_dir, os.path.join(
+      _OUTPUT_DIR.value, f"{name}_versus_baselines.png"))
   print(f"\n{game}: CAPI best value per seed "
         f"{[round(s['best_value'], 4) for s in summaries]}, reaching "
         f"{target} at episodes "
@@ -136,6 +139,43 @@ def versus_baselines(executor: executors.Executor, game: str, name: str,
     print(f"  {algorithm}: mean greedy value {values[game]:.4f} over "
           f"{_RUNS.value} runs after {_BASELINE_EPISODES.value} episodes")
   return {"capi": summaries, "baselines": table}
+
+
+def plot_versus_baselines(seeds: coop_runs.PendingSeeds, baselines_dir: str,
+                          path: str) -> None:
+  """CAPI's best value so far per seed, and each baseline's greedy value
+  (mean over its runs; band: the worst to the best run), against episodes
+  on a log scale, with the game's target and known values."""
+  plt = reporting.plt
+  fig, axis = plt.subplots(figsize=(9, 4.8))
+  for index, seed in enumerate(seeds.seeds):
+    records = coop_runs.read_seed_metrics(seeds.output_dir, seed)
+    if records:
+      axis.plot([r["episode"] for r in records], coop_runs.best_so_far(records),
+                color=f"C{index}", label=f"CAPI seed {seed} (best so far)")
+  by_algorithm = {}
+  for record in reporting.read_json_lines(
+      os.path.join(baselines_dir, "metrics.jsonl")):
+    by_algorithm.setdefault(record["algorithm"], []).append(record)
+  for index, (algorithm, records) in enumerate(by_algorithm.items()):
+    episodes = [r["episode"] for r in records]
+    values = np.array([r["values"] for r in records])
+    color = f"C{len(seeds.seeds) + index}"
+    axis.plot(episodes, values.mean(axis=1), color=color, marker="o",
+              markersize=3, label=f"{algorithm} ({values.shape[1]} runs)")
+    axis.fill_between(episodes, values.min(axis=1), values.max(axis=1),
+                      color=color, alpha=0.12)
+  for number, (label, value) in enumerate(
+      coop_runs.reference_lines(seeds).items()):
+    axis.axhline(value, color="black", linewidth=1,
+                 linestyle=("--", ":", "-.")[number % 3], label=label)
+  axis.set_xscale("log")
+  axis.set_xlabel("episodes")
+  axis.set_ylabel("expected return")
+  axis.grid(alpha=0.3)
+  axis.legend(fontsize="small", loc="center left", bbox_to_anchor=(1, 0.5))
+  axis.set_title(f"CAPI against independent learners on {seeds.game}")
+  reporting.save_figure(fig, path)
 
 
 def plot(results: dict[str, Any], path: str) -> None:

@@ -76,6 +76,13 @@ def known_values(game: str) -> dict[str, float]:
           capi.TINY_BRIDGE_NO_COORDINATION}
 
 
+def reference_lines(pending: "PendingSeeds") -> dict[str, float]:
+  """The values drawn across a plot of the seeds: their target and the
+  game's known values ({label: value})."""
+  return {f"target {pending.target:g}": pending.target,
+          **known_values(pending.game)}
+
+
 def value_floor(game: str) -> Optional[float]:
   """Where a plot of a game's runs cuts its value axis, if anywhere: on Tiny
   Bridge the runs pass 18 within the first hour and then differ by tenths
@@ -97,6 +104,18 @@ def check_resumable(output_dir: str, seeds: Sequence[int],
       checkpoints.restore(path, make_config(seed))
 
 
+def read_seed_metrics(output_dir: str, seed: int) -> list[dict[str, Any]]:
+  """A CAPI seed's evaluations, as `run_seed` wrote them."""
+  return reporting.read_json_lines(
+      os.path.join(output_dir, f"metrics_seed{seed}.jsonl"))
+
+
+def best_so_far(records: Sequence[dict[str, Any]]) -> np.ndarray:
+  """The best value (search or greedy) found by each evaluation."""
+  return np.maximum.accumulate([max(r["search_value"], r["greedy_value"])
+                                for r in records])
+
+
 def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
               lines: Optional[dict[str, float]] = None,
               floor: Optional[float] = None) -> None:
@@ -107,12 +126,10 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
   plt = reporting.plt
   fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
   for index, seed in enumerate(seeds):
-    records = reporting.read_json_lines(
-        os.path.join(output_dir, f"metrics_seed{seed}.jsonl"))
+    records = read_seed_metrics(output_dir, seed)
     if not records:
       continue
-    best = np.maximum.accumulate([max(r["search_value"], r["greedy_value"])
-                                  for r in records])
+    best = best_so_far(records)
     for axis, x in zip(axes, ([r["episode"] for r in records],
                               [r["seconds"] / 3600 for r in records])):
       axis.plot(x, best, color=f"C{index}", label=f"seed {seed}")
@@ -175,8 +192,7 @@ def collect_seeds(pending: PendingSeeds) -> list[dict[str, Any]]:
                  "runs": [s for s in summaries if s is not None]}, f,
                 indent=1)
   plot_capi(pending.output_dir, pending.seeds, f"CAPI on {pending.game}",
-            {f"target {pending.target:g}": pending.target,
-             **known_values(pending.game)}, value_floor(pending.game))
+            reference_lines(pending), value_floor(pending.game))
   return summaries
 
 
@@ -329,7 +345,7 @@ def plot_baselines(curves, games, algorithms, path: str) -> None:
     for algorithm in algorithms:
       episodes, solved = zip(*curves[(game, algorithm)])
       axis.plot(episodes, solved, label=algorithm)
-    axis.set_title(game)
+    axis.set_title(game, fontsize="small")
     axis.set_xlabel("episodes")
     axis.grid(alpha=0.3)
   axes[0][0].set_ylabel("fraction of runs optimal")
