@@ -165,10 +165,7 @@ def plot_versus_baselines(seeds: coop_runs.PendingSeeds, baselines_dir: str,
               markersize=3, label=f"{algorithm} ({values.shape[1]} runs)")
     axis.fill_between(episodes, values.min(axis=1), values.max(axis=1),
                       color=color, alpha=0.12)
-  for number, (label, value) in enumerate(
-      coop_runs.reference_lines(seeds).items()):
-    axis.axhline(value, color="black", linewidth=1,
-                 linestyle=("--", ":", "-.")[number % 3], label=label)
+  coop_runs.draw_lines(axis, coop_runs.reference_lines(seeds))
   axis.set_xscale("log")
   axis.set_xlabel("episodes")
   axis.set_ylabel("expected return")

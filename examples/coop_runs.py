@@ -116,6 +116,13 @@ def best_so_far(records: Sequence[dict[str, Any]]) -> np.ndarray:
                                 for r in records])
 
 
+def draw_lines(axis: Any, lines: dict[str, float]) -> None:
+  """Horizontal black lines across `axis`, one style each ({label: value})."""
+  for number, (label, value) in enumerate(lines.items()):
+    axis.axhline(value, color="black", linewidth=1,
+                 linestyle=("--", ":", "-.")[number % 3], label=label)
+
+
 def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
               lines: Optional[dict[str, float]] = None,
               floor: Optional[float] = None) -> None:
@@ -136,9 +143,7 @@ def plot_capi(output_dir: str, seeds: Sequence[int], title: str,
       axis.plot(x, [r["search_value"] for r in records], color=f"C{index}",
                 alpha=0.25, linewidth=0.8)
   for axis, label in zip(axes, ("episodes", "hours")):
-    for number, (name, value) in enumerate((lines or {}).items()):
-      axis.axhline(value, color="black", linewidth=1,
-                   linestyle=("--", ":", "-.")[number % 3], label=name)
+    draw_lines(axis, lines or {})
     axis.set_xlabel(label)
     axis.grid(alpha=0.3)
   if floor is not None:
