@@ -23,6 +23,9 @@ setuptools.setup(
     license="Apache 2.0",
     python_requires=">=3.11",
     packages=["open_spiel_ext"] + [
+        f"open_spiel_ext.{nested}"
+        for nested in setuptools.find_packages(where="open_spiel_ext")
+    ] + [
         f"open_spiel_ext.{name}.{nested}" if nested else
         f"open_spiel_ext.{name}" for name in _SUBPACKAGES
         for nested in [""] + setuptools.find_packages(where=name)

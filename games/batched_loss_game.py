@@ -11,7 +11,7 @@ Actions are the binned game's (ints, for DDQN and NFSP), or with
 `continuous=True` vectors in [−1, 1]^dims ([B, dims] floats, clipped; for
 PPO and NXDO's continuous members), whose `legal_action_mask` is all true
 [B, dims] while a game lasts. Both apply `loss_game.Dynamics`, the rules the
-pyspiel game applies, and `tests/loss_game_test.py` checks them against it
+pyspiel game applies, and `tests/games/loss_game_test.py` checks them against it
 step by step.
 """
 

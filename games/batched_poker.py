@@ -2,7 +2,7 @@
 
 For learners that play many poker games at once (best responses, NFSP,
 NXDO): `kuhn_poker()` and `leduc_poker(clones)` meet the contract of
-`games/batched.py`, and `tests/batched_poker_test.py` checks, move by move
+`games/batched.py`, and `tests/games/batched_poker_test.py` checks, move by move
 over thousands of random games, that they agree with OpenSpiel's
 `kuhn_poker`, `leduc_poker` and the plugin's `xdo_clone_leduc`.
 

@@ -6,8 +6,8 @@ import os
 import pytest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKED_FOLDERS = ("games", "algorithms", "utils", "examples", "benchmarks",
-                   "tests")
+CHECKED_FOLDERS = ("open_spiel_ext", "games", "algorithms", "utils", "examples",
+                   "benchmarks", "tests")
 
 
 def evaluate_build(path: str) -> list[dict]:
@@ -19,13 +19,14 @@ def evaluate_build(path: str) -> list[dict]:
       rules.append(dict(attributes, kind=kind))
     return record
 
-  def build_glob(patterns):
+  def build_glob(patterns, exclude=()):
     return sorted(
-        os.path.relpath(match, REPO_ROOT) for pattern in patterns
-        for match in glob.glob(os.path.join(REPO_ROOT, pattern)))
+        {os.path.relpath(match, REPO_ROOT) for pattern in patterns
+         for match in glob.glob(os.path.join(REPO_ROOT, pattern),
+                                recursive=True)} - set(exclude))
 
   namespace = {
-      "__builtins__": {},
+      "__builtins__": {"len": len},  # Starlark's builtins the BUILD uses.
       "load": lambda *args: None,
       "package": lambda **attributes: None,
       "glob": build_glob,
@@ -80,5 +81,12 @@ def test_a_py_binary_per_example_and_benchmark(rules):
 
 def test_a_py_library_per_package(rules):
   libraries = {rule["name"] for rule in rules if rule["kind"] == "py_library"}
-  assert {"open_spiel_ext", "games", "algorithms", "utils",
+  assert {"open_spiel_ext", "games", "algorithms", "utils", "experiments",
           "examples"} <= libraries
+
+
+def test_test_files_have_unique_names():
+  """A test's rule is named by its file's name, wherever the file sits."""
+  names = [os.path.basename(path) for path in python_sources()
+           if path.endswith("_test.py")]
+  assert len(names) == len(set(names))

@@ -1,25 +1,28 @@
-"""Pytest setup: the tests run against the installed package, never the
-sources (except under `bazel test`, whose runfiles are the package the
-BUILD file declares); the tests and the workers they spawn share a JAX
-compilation cache."""
+"""Pytest setup: the tests import the source tree they sit in (pytest.ini puts
+the repository root first on sys.path; the examples' subprocesses and the
+executors' workers get it through PYTHONPATH), whether the package is
+installed with `pip install .`, `pip install -e .` or not at all; the tests and
+the workers they spawn share a JAX compilation cache."""
 
 import os
-import sys
 
 import pytest
 
 import open_spiel_ext
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 
-_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_UNDER_BAZEL = "TEST_SRCDIR" in os.environ
+if os.path.dirname(os.path.abspath(open_spiel_ext.__file__)) != os.path.join(
+    REPO_ROOT, "open_spiel_ext"):
+  raise RuntimeError(
+      f"the tests imported open_spiel_ext from {open_spiel_ext.__file__}, not "
+      f"from the repository at {REPO_ROOT}: run `pytest` from the repository "
+      "root")
 
-if not _UNDER_BAZEL and os.path.abspath(open_spiel_ext.__file__).startswith(
-    os.path.join(_REPO_ROOT, "open_spiel_ext")):
-  sys.exit("Tests must import the installed open_spiel_ext, not the source "
-           "folder: install it with `pip install .` and run `pytest` (not "
-           "`python -m pytest`, which puts the repository on sys.path).")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [REPO_ROOT] + [path for path in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if path])
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,11 +1,18 @@
-"""The installed package registers its games under their documented names."""
+"""The package registers its games under their documented names, and setup.py
+installs every package and data file of the source tree."""
 
+import glob
 import os
+import runpy
+from unittest import mock
 
-import pytest
+import setuptools
 
 import open_spiel_ext
 import pyspiel
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUBPACKAGES = ("games", "algorithms", "utils", "examples")
 
 PLUGIN_GAMES = [
     "barrage_stratego", "clone_gmp", "k_gmp", "lights_out", "loss_game",
@@ -21,11 +28,51 @@ def test_registered_games():
   assert set(PLUGIN_GAMES) <= set(pyspiel.registered_names())
 
 
-@pytest.mark.skipif("TEST_SRCDIR" in os.environ,
-                    reason="bazel test runs the source layout")
-def test_installed_under_the_namespace():
-  package_dir = os.path.dirname(open_spiel_ext.__file__)
-  for subpackage in ("games", "algorithms", "utils", "examples"):
-    assert os.path.isfile(os.path.join(package_dir, subpackage,
-                                       "__init__.py"))
-  assert open_spiel_ext.games.__name__ == "open_spiel_ext.games"
+def _setup_arguments() -> dict:
+  """The keyword arguments setup.py passes to `setuptools.setup`."""
+  captured = {}
+  with mock.patch.object(setuptools, "setup", captured.update):
+    runpy.run_path(os.path.join(REPO_ROOT, "setup.py"))
+  return captured
+
+
+def _source_packages() -> dict[str, str]:
+  """Every package folder of the source tree, by its installed name."""
+  found = {}
+  for top in ("open_spiel_ext", *SUBPACKAGES):
+    name = "open_spiel_ext" if top == "open_spiel_ext" else (
+        f"open_spiel_ext.{top}")
+    for folder, _, files in os.walk(os.path.join(REPO_ROOT, top)):
+      if "__init__.py" in files and "__pycache__" not in folder:
+        relative = os.path.relpath(folder, os.path.join(REPO_ROOT, top))
+        nested = "" if relative == "." else "." + relative.replace(os.sep, ".")
+        found[name + nested] = folder
+  return found
+
+
+def test_setup_installs_every_package_from_its_folder():
+  arguments = _setup_arguments()
+  packages = _source_packages()
+  assert set(arguments["packages"]) == set(packages)
+  for name, folder in packages.items():
+    root = max((prefix for prefix in arguments["package_dir"]
+                if name == prefix or name.startswith(prefix + ".")), key=len)
+    mapped = os.path.join(REPO_ROOT, arguments["package_dir"][root],
+                          *name[len(root):].split(".")[1:])
+    assert os.path.samefile(mapped, folder), name
+
+
+def test_setup_ships_every_data_file():
+  arguments = _setup_arguments()
+  packages = _source_packages()
+  shipped = set()
+  for name, patterns in arguments["package_data"].items():
+    for pattern in patterns:
+      shipped.update(os.path.abspath(path) for path in glob.glob(
+          os.path.join(packages[name], pattern)))
+  data = {os.path.abspath(os.path.join(folder, file))
+          for top in ("open_spiel_ext", *SUBPACKAGES)
+          for folder, _, files in os.walk(os.path.join(REPO_ROOT, top))
+          if "__pycache__" not in folder for file in files
+          if not file.endswith((".py", ".pyc"))}
+  assert data == shipped

@@ -59,8 +59,8 @@ def test_gitignore_covers_every_default_output():
 
 def test_slow_tests_exist_and_are_deselected_by_default():
   assert '-m "not slow"' in _read("pytest.ini")
-  marked = [path for path in glob.glob(os.path.join(REPO_ROOT, "tests",
-                                                    "*_test.py"))
+  marked = [path for path in glob.glob(os.path.join(REPO_ROOT, "tests", "**",
+                                                    "*_test.py"), recursive=True)
             if "pytest.mark.slow" in _read(path)]
   assert len(marked) >= 2
 

@@ -1,7 +1,7 @@
 """A batched Hanabi engine in JAX, move for move OpenSpiel's `hanabi`.
 
 OpenSpiel's `hanabi` (the C++ Hanabi Learning Environment) stays the rules
-reference: `tests/hanabi_engine_test.py` replays its chance outcomes as decks
+reference: `tests/games/hanabi/hanabi_engine_test.py` replays its chance outcomes as decks
 and checks, move by move over thousands of random games, that both agree on
 legal actions, observation tensors, rewards and ends. This engine exists for
 speed (belief-sampled rollouts, self-play training) and for what search

@@ -3,7 +3,7 @@
 For RL rollouts and search, where the pyspiel game's one state at a time is
 too slow. The rules come from the same tables as the pyspiel game
 (`rules.py`: rays, combat table, placement order, action encoding), and
-`tests/stratego_batched_test.py` checks move by move, over thousands of random
+`tests/games/stratego/stratego_batched_test.py` checks move by move, over thousands of random
 games, that both engines agree on legal actions, positions and results.
 
 Pieces live in slots: slot `player·army_size + i` is the i-th piece the player

@@ -23,7 +23,7 @@ best policies are unchanged). With `relative_actions=True` actions are also
 seen from the mover's side: player 1's legal mask and actions are turned
 180° as its observation is (`Rules.rotated_actions`), so that one network,
 seeing and acting in its own frame, plays either seat.
-`tests/stratego_env_test.py` plays it in lockstep with the pyspiel game.
+`tests/games/stratego/stratego_env_test.py` plays it in lockstep with the pyspiel game.
 """
 
 from typing import NamedTuple

@@ -5,18 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
+from open_spiel_ext.experiments import references
 from open_spiel_ext.games import tiny_hanabi
 import pyspiel
-
-# Best expected payoff of a joint policy, found by the brute force below.
-OPTIMAL_VALUES = {
-    "a": 2.25,
-    "b": 1.0,
-    "c": 2.5,
-    "d": 2.5,
-    "e": 10.0,
-    "f": 7 / 3,
-}
 
 
 def payoff_table(game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +58,7 @@ def best_joint_policy_value(game: pyspiel.Game) -> float:
 @pytest.mark.parametrize("letter", sorted(tiny_hanabi.SUITE))
 def test_optimal_joint_policy_value(letter):
   game = pyspiel.load_game(f"tiny_hanabi_{letter}")
-  assert best_joint_policy_value(game) == pytest.approx(OPTIMAL_VALUES[letter])
+  assert best_joint_policy_value(game) == pytest.approx(references.TINY_HANABI_OPTIMAL_VALUES[letter])
 
 
 @pytest.mark.parametrize("letter", sorted(set(tiny_hanabi.SUITE) - {"e"}))

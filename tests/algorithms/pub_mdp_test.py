@@ -8,8 +8,8 @@ import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.experiments import references
 import pyspiel
-import tiny_hanabi_test
 
 GAMES = [f"tiny_hanabi_{letter}" for letter in "abcdef"] + [
     "trade_comm(num_items=2)", "trade_comm(num_items=3)",
@@ -188,7 +188,7 @@ def test_belief_graph_optimum_is_the_best_joint_policy(letter):
   graph = pub_mdp.belief_graph(
       pub_mdp.build(pyspiel.load_game(f"tiny_hanabi_{letter}")))
   assert graph.optimal_values()[0] == pytest.approx(
-      tiny_hanabi_test.OPTIMAL_VALUES[letter])
+      references.TINY_HANABI_OPTIMAL_VALUES[letter])
 
 
 def test_belief_graph_values_a_policy_as_the_recursion_does():

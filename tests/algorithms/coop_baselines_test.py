@@ -9,8 +9,8 @@ import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.experiments import references
 import pyspiel
-import tiny_hanabi_test
 
 
 def learner(name, algorithm="iql", runs=4, seed=0):
@@ -75,7 +75,7 @@ def test_pub_mdp_q_learning_solves_tiny_hanabi_e():
   config = coop_baselines.BaselineConfig(algorithm="pub_mdp_q",
                                          episodes=8000, eval_every=8000)
   final = list(coop_baselines.train(mdp, config, runs=8, seed=0))[-1]
-  np.testing.assert_allclose(final.values, tiny_hanabi_test.OPTIMAL_VALUES["e"])
+  np.testing.assert_allclose(final.values, references.TINY_HANABI_OPTIMAL_VALUES["e"])
 
 
 @pytest.mark.parametrize("algorithm", coop_baselines.ALGORITHMS)
@@ -88,7 +88,7 @@ def test_runs_are_seeded_and_values_are_feasible(algorithm):
   assert [e.episode for e in first] == [100, 200, 300]
   for a, b in zip(first, second):
     np.testing.assert_array_equal(a.values, b.values)
-  assert np.all(first[-1].values <= tiny_hanabi_test.OPTIMAL_VALUES["c"] +
+  assert np.all(first[-1].values <= references.TINY_HANABI_OPTIMAL_VALUES["c"] +
                 1e-6)
 
 
