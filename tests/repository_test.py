@@ -1,10 +1,12 @@
-"""What the repository promises a new user: its files and the README's claims."""
+"""What the repository promises a new user: its files, and the claims and
+links of the README and the docs/ pages."""
 
 import glob
 import os
 import re
 import subprocess
 import sys
+from typing import Iterator
 
 import numpy as np
 
@@ -12,6 +14,12 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.games.puzzles import rubiks_cube
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The pages the README sends a reader to, one per area.
+AREA_PAGES = ("double_oracle", "puzzles", "cooperative", "hanabi", "stratego",
+              "toolkit", "benchmarks", "games")
+# The README's most lines: what it is, the set-up commands, a tour and links.
+README_MAX_LINES = 300
 
 
 def _read(path: str) -> str:
@@ -65,8 +73,80 @@ def test_slow_tests_exist_and_are_deselected_by_default():
   assert len(marked) >= 2
 
 
-def test_the_readme_two_by_two_example_starts_unsolved():
-  command = next(line for line in _read("README.md").splitlines()
+def _markdown_files() -> list[str]:
+  """README.md and every page under docs/, relative to the repository root."""
+  pages = glob.glob(os.path.join(REPO_ROOT, "docs", "**", "*.md"),
+                    recursive=True)
+  return ["README.md"] + sorted(os.path.relpath(path, REPO_ROOT)
+                                for path in pages)
+
+
+def _without_code_blocks(text: str) -> str:
+  return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _prose(text: str) -> str:
+  """The text without fenced code blocks and with inline code blanked."""
+  return re.sub(r"`[^`\n]*`", "code", _without_code_blocks(text))
+
+
+def _links(text: str) -> Iterator[str]:
+  """The targets of the text's markdown links and images."""
+  yield from re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", _prose(text))
+
+
+def _anchors(text: str) -> set[str]:
+  """The anchors GitHub gives the text's headings."""
+  anchors = set()
+  for heading in re.findall(r"^#+\s+(.*?)\s*$", _without_code_blocks(text),
+                           flags=re.M):
+    slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    anchor, count = slug, 0
+    while anchor in anchors:
+      count += 1
+      anchor = f"{slug}-{count}"
+    anchors.add(anchor)
+  return anchors
+
+
+def test_the_readme_fits_on_a_few_screens():
+  lines = len(_read("README.md").splitlines())
+  assert lines <= README_MAX_LINES, (
+      f"README.md has {lines} lines; move detail into a docs/ page")
+
+
+def test_the_readme_links_every_area_page():
+  targets = set(_links(_read("README.md")))
+  missing = [page for page in AREA_PAGES
+             if not any(target.split("#")[0] == f"docs/{page}.md"
+                        for target in targets)]
+  assert not missing, f"README.md links no docs/<page>.md for {missing}"
+
+
+def test_the_readme_keeps_the_lines_ci_runs():
+  lines = _read("README.md").splitlines()
+  assert any(re.match(r"^pip install \. && ", line) for line in lines)
+  assert 'pip install ".[test]" && pytest' in lines
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+  broken = []
+  for page in _markdown_files():
+    for target in _links(_read(page)):
+      if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+        continue  # A URL (https:, mailto:), not a file of the repository.
+      path, _, anchor = target.partition("#")
+      resolved = os.path.normpath(os.path.join(os.path.dirname(page), path))
+      if path and not os.path.exists(os.path.join(REPO_ROOT, resolved)):
+        broken.append(f"{page}: {target} (no {resolved})")
+      elif anchor and (resolved.endswith(".md") or not path) and (
+          anchor not in _anchors(_read(resolved if path else page))):
+        broken.append(f"{page}: {target} (no heading #{anchor})")
+  assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def test_the_puzzles_page_two_by_two_example_starts_unsolved():
+  command = next(line for line in _read("docs/puzzles.md").splitlines()
                  if "deepcubea_solve" in line and "--size=2" in line)
   state = re.search(r'--state="([^"]+)"', command).group(1)
   cube = rubiks_cube.RubiksCube(2)

@@ -97,5 +97,5 @@ def test_the_shipped_population_loads_and_beats_the_random_bot():
   env = env_lib.StrategoEnv(game, relative_actions=True)
   results = arena.play(env, mixture, bots.bot("random"), 32,
                        jax.random.PRNGKey(0))
-  # It wins about 9 games in 10 (README); 24 of 32 is a loose floor.
+  # It wins about 9 games in 10 (docs/stratego.md); 24 of 32 is a loose floor.
   assert arena.win_rate(results).rate >= 0.75
