@@ -11,7 +11,7 @@
    independent baselines (--baseline_episodes episodes); optimum 1.0,
    no coordination 1/144.
 3. Abstracted Tiny Bridge: CAPI in the paper's configuration
-   (`capi.tiny_bridge_config`: a tabular policy, the K most likely
+   (`capi_recipes.tiny_bridge_config`: a tabular policy, the K most likely
    prescriptions, values squashed into the payoff range) against the
    baselines; best value per seed.
 
@@ -33,9 +33,11 @@ from typing import Any, Optional, Sequence
 from absl import flags
 import numpy as np
 
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
-from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.experiments import capi_recipes
+from open_spiel_ext.experiments import coop_runs
+from open_spiel_ext.experiments import references
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
@@ -84,8 +86,8 @@ def submit_capi(executor: executors.Executor, game: str, name: str,
                 target: Optional[float] = None, **settings
                ) -> coop_runs.PendingSeeds:
   """CAPI seeds on one game, submitted to run in parallel."""
-  def make_config(seed: int) -> capi.CapiConfig:
-    return capi.CapiConfig(seed=seed, **settings)
+  def make_config(seed: int) -> capi_config.CapiConfig:
+    return capi_config.CapiConfig(seed=seed, **settings)
   return coop_runs.submit_seeds(
       game, list(range(_CAPI_SEEDS.value)), executor, make_config, target,
       os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
@@ -207,13 +209,13 @@ def run_experiments(executor: executors.Executor) -> dict[str, Any]:
         num_prescriptions=_NUM_PRESCRIPTIONS.value,
         updates_per_episode=_UPDATES.value, eval_every=20)
   if "tiny_bridge" in _EXPERIMENTS.value:
-    bridge = dataclasses.asdict(capi.tiny_bridge_config(
+    bridge = dataclasses.asdict(capi_recipes.tiny_bridge_config(
         episodes=_BRIDGE_EPISODES.value,
         num_prescriptions=_NUM_PRESCRIPTIONS.value, eval_every=100))
     bridge.pop("seed")
     results["tiny_bridge"] = versus_baselines(
-        executor, capi.TINY_BRIDGE, "tiny_bridge", capi.TINY_BRIDGE_TARGET,
-        **bridge)
+        executor, references.TINY_BRIDGE, "tiny_bridge",
+        references.TINY_BRIDGE_TARGET, **bridge)
   return results
 
 
