@@ -71,7 +71,6 @@ from open_spiel_ext.utils import executors
 import pyspiel
 
 METHODS = normal_form_psro.METHODS
-EXACT = "exact"  # The default evaluator: the tree engine.
 # Mixtures handed to a task are padded with weightless members to a multiple
 # of this, so that a growing population recompiles the training rarely.
 MEMBER_BLOCK = 8
@@ -159,10 +158,6 @@ class Trained(NamedTuple):
   params: Any  # The learner's policy parameters after the task.
   mean_return: float  # In the games that ended during the task.
   episodes: int  # How many games ended during the task.
-
-
-# The learner settings of an oracle for P2SRO-style runs.
-default_config = best_response.oracle_config
 
 
 def engine(game: pyspiel.Game, config: Any = None) -> Any:
@@ -263,8 +258,9 @@ class Pipeline:
       found there with the same game and settings is resumed.
     make_executor: () -> an executor for the learners' tasks (a new one
       replaces an executor whose worker died).
-    evaluator: EXACT: payoffs and the meta-Nash's exploitability from the
-      tree engine (ValueError if the game's tree does not fit); otherwise
+    evaluator: best_response.EXACT: payoffs and the meta-Nash's
+      exploitability from the tree engine (ValueError if the game's tree
+      does not fit); otherwise
       payoffs from sampled games and the exploitability from
       `evaluator(meta-Nash opponent)` (say the approximate exploitability;
       called again only when the meta-Nash changes), or none with None.
@@ -273,7 +269,7 @@ class Pipeline:
   def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
                settings: Settings, directory: str,
                make_executor: Callable[[], executors.Executor],
-               evaluator: Any = EXACT):
+               evaluator: Any = best_response.EXACT):
     engine(game, config)  # Refuses a game no learner can play, naming it.
     self.game, self.config, self.settings = game, config, settings
     self.directory = directory
@@ -282,13 +278,13 @@ class Pipeline:
                     **dataclasses.asdict(config),
                     **{f"run_{k}": v for k, v in
                        dataclasses.asdict(settings).items()},
-                    "exact_payoffs": evaluator == EXACT}
+                    "exact_payoffs": evaluator == best_response.EXACT}
     self._trainer = _trainer(str(game), config, settings.num_envs)
     self._evaluator = evaluator
     self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
         game, self._trainer.apply, self._trainer.env,
-        settings.games_per_entry, exact=evaluator == EXACT,
+        settings.games_per_entry, exact=evaluator == best_response.EXACT,
         seed=settings.seed)
     self.log: list[Round] = []
     self._wall_time = 0.0
@@ -484,7 +480,7 @@ class Pipeline:
 
   def exploitability(self) -> Optional[float]:
     """The meta-Nash's exploitability: exact, or the evaluator's."""
-    if self._evaluator == EXACT:
+    if self._evaluator == best_response.EXACT:
       return self.population.exploitability(*self._meta_nash())
     if self._evaluator is None:
       return None

@@ -14,9 +14,10 @@ player's information-state string once the deal is over), their joint prior,
 and a tree of public stages with the reward of every joint action given the
 private states. A move the other player does not observe (Trade Comm's trade
 offers) merges with that player's reply into one simultaneous stage, allowed
-where the reply ends the game. Trade Comm has its own closed-form builder,
-since its 12-item version has 430 million histories; tests check it against
-the walk on small item counts.
+where the reply ends the game. A game too large to walk registers a builder
+from its rules instead (`register_rules`): Trade Comm does, since its
+12-item version has 430 million histories; tests check it against the walk
+on small item counts.
 
 The vectorised functions below evaluate K prescriptions at once: expected
 immediate rewards, the probability of each public outcome, and the next reach
@@ -25,7 +26,7 @@ masks.
 
 import dataclasses
 import itertools
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -250,9 +251,26 @@ def build(game: pyspiel.Game) -> PubMdp:
     raise ValueError(f"{game} is not a 2-player common-payoff game")
   if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
     raise ValueError(f"{game} is not sequential")
-  if game_type.short_name == "trade_comm":
-    return trade_comm(game.get_parameters()["num_items"])
-  return _Walker(game).build()
+  from_rules = _RULES.get(game_type.short_name)
+  return from_rules(game) if from_rules else _Walker(game).build()
+
+
+# Builders of a game's PuB-MDP from its rules, by the game's short name.
+_RULES: dict[str, Callable[[pyspiel.Game], PubMdp]] = {}
+
+
+def register_rules(short_name: str,
+                   builder: Callable[[pyspiel.Game], PubMdp]) -> None:
+  """Makes `build` call `builder(game)` for the games of `short_name`
+  instead of walking their tree.
+
+  Raises:
+    ValueError: `short_name` has a builder already.
+  """
+  if short_name in _RULES:
+    raise ValueError(f"short_name={short_name!r} has a PuB-MDP builder "
+                     "already")
+  _RULES[short_name] = builder
 
 
 class _Walker:
@@ -445,6 +463,10 @@ def trade_comm(num_items: int) -> PubMdp:
       reward_tables=(table, np.zeros((n, n, n, 1), np.float32),
                      np.zeros((n, n, 1, n), np.float32)),
       feature_actions=(tuple(range(n)), tuple(range(n))))
+
+
+register_rules("trade_comm",
+               lambda game: trade_comm(game.get_parameters()["num_items"]))
 
 
 @dataclasses.dataclass(frozen=True)

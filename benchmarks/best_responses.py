@@ -1,11 +1,12 @@
 """How close learned best responses come to exact ones, and how fast.
 
 Trains each of DDQN, PPO and discrete SAC (`algorithms/rl/best_response.py`,
-the example's settings) against a fixed opponent on Leduc poker (the uniform
-policy, and the average policy of 50 CFR+ iterations), and DDQN against the
-uniform policy on 20-Clone Leduc, one after another in this process. After
-every `--eval_every` steps the tree engine gives the learned policy's exact
-value against the opponent in each seat and the exact best-response value;
+the settings of `learner_configs.best_response_config`) against a fixed
+opponent on Leduc poker (the uniform policy, and the average policy of 50
+CFR+ iterations), and DDQN against the uniform policy on 20-Clone Leduc, one
+after another in this process. After every `--eval_every` steps the tree
+engine gives the learned policy's exact value against the opponent in each
+seat and the exact best-response value;
 the gap is their difference, averaged over the two seats (m-Clone Leduc
 through its collapse onto Leduc). Each run stops at `--steps` or once it has
 trained `--time_limit_s` seconds (evaluations not counted).
@@ -29,6 +30,7 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.games import batched_poker
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -45,7 +47,7 @@ _RUNS = flags.DEFINE_list(
 
 # (algorithm, game, opponent spec, target gap in chips).
 RUNS = [(algorithm, "leduc_poker", opponent, 0.1)
-        for algorithm in best_response.ALGORITHMS
+        for algorithm in learner_configs.ALGORITHMS
         for opponent in ("uniform", "cfr+:50")] + [
             ("ddqn", "xdo_clone_leduc(clones=20)", "uniform", 0.2)]
 TIME_TARGET_S = 300.0
@@ -75,7 +77,7 @@ def run_one(algorithm: str, game_string: str, spec: str) -> list[dict]:
   try:
     best_response.train_best_response(
         batched_poker.for_game(game, auto_reset=True), opponent,
-        best_response.default_config(algorithm, _STEPS.value),
+        learner_configs.best_response_config(algorithm, _STEPS.value),
         steps=_STEPS.value, eval_every=_EVAL_EVERY.value, evaluator=evaluator,
         on_entry=record)
   except _OutOfTime:

@@ -11,7 +11,7 @@
    independent baselines (--baseline_episodes episodes); optimum 1.0,
    no coordination 1/144.
 3. Abstracted Tiny Bridge: CAPI in the paper's configuration
-   (`capi.tiny_bridge_config`: a tabular policy, the K most likely
+   (`capi_recipes.tiny_bridge_config`: a tabular policy, the K most likely
    prescriptions, values squashed into the payoff range) against the
    baselines; best value per seed.
 
@@ -33,9 +33,11 @@ from typing import Any, Optional, Sequence
 from absl import flags
 import numpy as np
 
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
-from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.experiments import capi_recipes
+from open_spiel_ext.experiments import coop_runs
+from open_spiel_ext.experiments import references
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
@@ -81,11 +83,11 @@ def baseline_configs(algorithms: Sequence[str], episodes: int
 
 
 def submit_capi(executor: executors.Executor, game: str, name: str,
-                target: Optional[float] = None, **settings
+                target: Optional[float], config: capi_config.CapiConfig
                ) -> coop_runs.PendingSeeds:
-  """CAPI seeds on one game, submitted to run in parallel."""
-  def make_config(seed: int) -> capi.CapiConfig:
-    return capi.CapiConfig(seed=seed, **settings)
+  """CAPI seeds of `config` on one game, submitted to run in parallel."""
+  def make_config(seed: int) -> capi_config.CapiConfig:
+    return dataclasses.replace(config, seed=seed)
   return coop_runs.submit_seeds(
       game, list(range(_CAPI_SEEDS.value)), executor, make_config, target,
       os.path.join(_OUTPUT_DIR.value, name), _STOP_WHEN_SOLVED.value)
@@ -100,9 +102,8 @@ def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
   seeds = {
       game: submit_capi(executor, game, f"tiny_hanabi_capi_{game[-1]}",
                         baselines.optima[game],
-                        episodes=_TINY_HANABI_CAPI_EPISODES.value,
-                        num_prescriptions=100, learning_rate=1e-3,
-                        updates_per_episode=5, eval_every=100)
+                        capi_recipes.tiny_hanabi_config(
+                            episodes=_TINY_HANABI_CAPI_EPISODES.value))
       for game in games}
   table = coop_runs.collect_table(baselines)
   table["capi_runs"] = _CAPI_SEEDS.value
@@ -117,11 +118,12 @@ def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
 
 
 def versus_baselines(executor: executors.Executor, game: str, name: str,
-                     target: float, **capi_settings) -> dict[str, Any]:
+                     target: float, config: capi_config.CapiConfig
+                    ) -> dict[str, Any]:
   """CAPI's best value per seed against the baselines' final values (the
   baselines are queued behind the seeds, so no worker idles while the last
   seeds run)."""
-  seeds = submit_capi(executor, game, name, target, **capi_settings)
+  seeds = submit_capi(executor, game, name, target, config)
   baselines = coop_runs.submit_table(
       [game], baseline_configs(INDEPENDENT, _BASELINE_EPISODES.value),
       _RUNS.value, 0, executor,
@@ -202,18 +204,16 @@ def run_experiments(executor: executors.Executor) -> dict[str, Any]:
     results["tiny_hanabi"] = tiny_hanabi(executor)
   if "trade_comm" in _EXPERIMENTS.value:
     results["trade_comm"] = versus_baselines(
-        executor, TRADE_COMM, "trade_comm", 1.0,
-        episodes=_TRADE_COMM_EPISODES.value,
-        num_prescriptions=_NUM_PRESCRIPTIONS.value,
-        updates_per_episode=_UPDATES.value, eval_every=20)
+        executor, TRADE_COMM, "trade_comm", 1.0, capi_config.CapiConfig(
+            episodes=_TRADE_COMM_EPISODES.value,
+            num_prescriptions=_NUM_PRESCRIPTIONS.value,
+            updates_per_episode=_UPDATES.value, eval_every=20))
   if "tiny_bridge" in _EXPERIMENTS.value:
-    bridge = dataclasses.asdict(capi.tiny_bridge_config(
-        episodes=_BRIDGE_EPISODES.value,
-        num_prescriptions=_NUM_PRESCRIPTIONS.value, eval_every=100))
-    bridge.pop("seed")
     results["tiny_bridge"] = versus_baselines(
-        executor, capi.TINY_BRIDGE, "tiny_bridge", capi.TINY_BRIDGE_TARGET,
-        **bridge)
+        executor, references.TINY_BRIDGE, "tiny_bridge",
+        references.TINY_BRIDGE_TARGET, capi_recipes.tiny_bridge_config(
+            episodes=_BRIDGE_EPISODES.value,
+            num_prescriptions=_NUM_PRESCRIPTIONS.value, eval_every=100))
   return results
 
 

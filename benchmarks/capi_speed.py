@@ -27,8 +27,9 @@ from typing import Any, Optional, Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.capi import capi
+from open_spiel_ext.algorithms.capi import config as capi_config
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -58,7 +59,7 @@ OTHER = "other"  # What the learner's timers leave out: the episode's loop.
 def measure(warmup: int, episodes: int, seed: int) -> dict[str, Any]:
   """Per-episode milliseconds, in all and by part, after the warm-up."""
   mdp = pub_mdp.build(pyspiel.load_game(GAME))
-  learner = capi.Capi(mdp, capi.CapiConfig(seed=seed, **SETTINGS))
+  learner = capi.Capi(mdp, capi_config.CapiConfig(seed=seed, **SETTINGS))
   for _ in range(warmup):
     learner.train_on(learner.play_episode())
   learner.timers = dict.fromkeys(learner.timers, 0.0)
@@ -74,7 +75,8 @@ def measure(warmup: int, episodes: int, seed: int) -> dict[str, Any]:
              for part in PARTS}
   by_part[OTHER] = 1000 * seconds / episodes - sum(by_part.values())
   return {
-      "source": os.path.dirname(os.path.dirname(capi.__file__)),
+      "source": os.path.dirname(os.path.dirname(os.path.dirname(
+          capi.__file__))),
       "ms_per_episode": 1000 * seconds / episodes,
       "ms_by_part": by_part,
       "decisions_per_episode": decisions / episodes,

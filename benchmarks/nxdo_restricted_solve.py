@@ -7,7 +7,7 @@ takes the population of a finished or running NXDO run of
 `benchmarks/nxdo_thesis.py` (a poker game, where the tree fits), runs NFSP
 on its restricted game with the same settings, and logs side by side that
 estimate and the exact exploitability of the average policy within the
-restricted game (`nxdo.restricted_exploitability`); --nfsp changes NFSP's
+restricted game (`meta_ne.restricted_exploitability`); --nfsp changes NFSP's
 settings to see what solves it better. Prints a table and writes
 nxdo_restricted_solve.png (both against episodes).
 
@@ -25,9 +25,12 @@ from absl import app
 from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
-from open_spiel_ext.algorithms import nxdo
+from open_spiel_ext.algorithms.nxdo import driver as nxdo_driver
+from open_spiel_ext.algorithms.nxdo import meta_ne
+from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
@@ -80,20 +83,21 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"--run_dir={_RUN_DIR.value} holds no NXDO run "
                          "(state.pkl)")
   game = cli.load_game(_GAME.value)
-  recipe = nxdo.recipe(game, _NUM_ENVS.value)
-  if recipe.evaluator != nxdo.EXACT:
+  recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
+  if recipe.evaluator != best_response.EXACT:
     raise app.UsageError(f"--game={_GAME.value}: no tree to measure the "
                          "restricted game's exploitability exactly")
-  run = nxdo.NXDO(game, recipe.env, recipe.oracle(_NUM_ENVS.value, _SEED.value),
-                  recipe.solver(_NUM_ENVS.value, _SEED.value), _VARIANT.value,
-                  _RUN_DIR.value, evaluator=None)
+  run = nxdo_driver.NXDO(
+      game, recipe.env, recipe.oracle(_NUM_ENVS.value, _SEED.value),
+      recipe.solver(_NUM_ENVS.value, _SEED.value), _VARIANT.value,
+      _RUN_DIR.value, evaluator=None)
   restricted = run.restricted_game()
   meta_apply = run.solver.meta_apply(restricted)
   exact = evaluation.OpponentExploitability(game)
 
   def restricted_exploitability(policy) -> float:
-    return nxdo.restricted_exploitability(
-        restricted, nxdo.meta_policy(restricted, meta_apply, policy.params),
+    return meta_ne.restricted_exploitability(
+        restricted, meta_ne.meta_policy(restricted, meta_apply, policy.params),
         exact)
 
   config = _with_settings(run.solver.config, _NFSP_SETTINGS.value)

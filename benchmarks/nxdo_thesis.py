@@ -4,7 +4,7 @@ exploitability against episodes, on poker and on the Loss Game.
 For each game of --games, runs every method of --methods the game takes for
 --seeds seeds, each until --minutes of training (evaluations not counted):
 
-- NXDO and NXDO-VA (`algorithms/nxdo.py`): best responses stopped at a
+- NXDO and NXDO-VA (`algorithms/nxdo/`): best responses stopped at a
   plateau and NFSP solving the restricted game, as `examples/nxdo.py` runs
   them;
 - PSRO (`algorithms/p2sro.py`, method "psro"): one learner at a time, fixed
@@ -54,10 +54,11 @@ from absl import flags
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
-from open_spiel_ext.algorithms import nxdo
+from open_spiel_ext.algorithms.nxdo import driver as nxdo_driver
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
@@ -98,7 +99,8 @@ def _seconds() -> float:
 
 class Setup(NamedTuple):
   """How the methods learn and are measured on one game."""
-  recipe: nxdo.Recipe  # NXDO's settings; PSRO learns with the same oracle.
+  # NXDO's settings; PSRO learns with the same oracle.
+  recipe: nxdo_recipes.Recipe
   nfsp_env: Any  # NFSP's engine (the Loss Game binned).
   # NFSP's average policy as a policy of the game the others play (the
   # Loss Game's binned actions as continuous ones); None on poker.
@@ -113,7 +115,7 @@ class Setup(NamedTuple):
 
 
 def _setup(game: pyspiel.Game) -> Setup:
-  recipe = nxdo.recipe(game, _NUM_ENVS.value)
+  recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
   if game.get_type().short_name != "loss_game":
     return Setup(recipe, recipe.env, None)
   params = game.get_parameters()
@@ -123,12 +125,12 @@ def _setup(game: pyspiel.Game) -> Setup:
 
 
 def _nxdo(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
-          directory: str, evaluator: Any) -> nxdo.NXDO:
+          directory: str, evaluator: Any) -> nxdo_driver.NXDO:
   """The NXDO run in `directory` (resumed if it is there)."""
   recipe, num_envs = setup.recipe, _NUM_ENVS.value
-  return nxdo.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
-                   recipe.solver(num_envs, seed), variant, directory,
-                   evaluator)
+  return nxdo_driver.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
+                          recipe.solver(num_envs, seed), variant, directory,
+                          evaluator)
 
 
 def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,

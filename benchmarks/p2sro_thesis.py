@@ -42,7 +42,7 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import normal_form_psro as nf
 from open_spiel_ext.algorithms import p2sro
-from open_spiel_ext.algorithms.rl import best_response
+from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
@@ -66,7 +66,7 @@ _LEDUC_METHODS = flags.DEFINE_list(
     "Leduc: the population methods (of algorithms/p2sro.py).")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Leduc: seeds per method.",
                               lower_bound=1)
-_ORACLE = flags.DEFINE_enum("oracle", "sac", list(best_response.ALGORITHMS),
+_ORACLE = flags.DEFINE_enum("oracle", "sac", list(learner_configs.ALGORITHMS),
                             "Leduc: the learned best-response oracle.")
 _ENV_STEPS = flags.DEFINE_integer(
     "env_steps", 3_000_000, "Leduc: environment steps per run (all "
@@ -168,7 +168,7 @@ def _leduc_run(method: str, seed: int) -> list[dict]:
       return log
   settings = p2sro.Settings(method=method, seed=seed)
   with p2sro.Pipeline(pyspiel.load_game("leduc_poker"),
-                      p2sro.default_config(_ORACLE.value), settings,
+                      learner_configs.oracle_config(_ORACLE.value), settings,
                       name, cli.executor_from_flags) as pipeline:
     while (not pipeline.log or
            pipeline.log[-1].env_steps < _ENV_STEPS.value):

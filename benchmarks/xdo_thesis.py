@@ -44,7 +44,7 @@ from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import policies
 from open_spiel_ext.algorithms.tree import sweeps
-from open_spiel_ext.examples import cfr_runs
+from open_spiel_ext.experiments import cfr_timing
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -94,15 +94,15 @@ def _xdo_log(game_string: str, target: Optional[float], budget: float,
 
 def _cfr_plus_curve(game_string: str, target: float, budget: float):
   """Our CFR+: (seconds, iteration, exploitability) points, build included."""
-  return list(cfr_runs.timed_runs(
-      cfr_runs.ours(pyspiel.load_game(game_string), "cfr+"), 10,
+  return list(cfr_timing.timed_runs(
+      cfr_timing.ours(pyspiel.load_game(game_string), "cfr+"), 10,
       budget=budget, target=target))
 
 
 def _openspiel_cpp_cfr_plus_curve(game_string: str, target: float,
                                   budget: float):
-  return list(cfr_runs.timed_runs(
-      cfr_runs.openspiel_cpp_cfr_plus(pyspiel.load_game(game_string)), 10,
+  return list(cfr_timing.timed_runs(
+      cfr_timing.openspiel_cpp_cfr_plus(pyspiel.load_game(game_string)), 10,
       budget=budget, target=target))
 
 
@@ -133,7 +133,7 @@ def _jax_cfr_curve(game_string: str, target: float, budget: float):
 
     return run, evaluate
 
-  return list(cfr_runs.timed_runs(setup, 10, budget=budget, target=target))
+  return list(cfr_timing.timed_runs(setup, 10, budget=budget, target=target))
 
 
 def _time_to(points, target: float) -> str:

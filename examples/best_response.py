@@ -24,6 +24,7 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.games import batched_poker
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -33,7 +34,7 @@ _GAME = flags.DEFINE_string(
     "game", "leduc_poker", "kuhn_poker, leduc_poker or "
     "xdo_clone_leduc(clones=m): the games with a batched JAX engine.")
 _ALGORITHM = flags.DEFINE_enum("algorithm", "ddqn",
-                               list(best_response.ALGORITHMS), "The learner.")
+                               list(learner_configs.ALGORITHMS), "The learner.")
 _OPPONENT = flags.DEFINE_string(
     "opponent", "uniform", "uniform; cfr+:N (the average policy of N CFR+ "
     "iterations); or a policy.json written by an example.")
@@ -89,7 +90,8 @@ def main(argv: Sequence[str]) -> None:
     opponent = opponents.from_spec(_OPPONENT.value, game)
   evaluator = _evaluator(game, opponent)
   with cli.user_input():
-    config = best_response.default_config(_ALGORITHM.value, _STEPS.value)
+    config = learner_configs.best_response_config(_ALGORITHM.value,
+                                                   _STEPS.value)
   output_dir = _OUTPUT_DIR.value
   checkpoint = os.path.join(output_dir, "checkpoint.pkl")
   if os.path.exists(checkpoint):

@@ -6,9 +6,10 @@
       --seeds=0,1,2,3 --output_dir=capi_tiny_bridge
 
 --preset=tiny_bridge takes the paper's Abstracted Tiny Bridge settings
-(`capi.tiny_bridge_config`, its game and 100,000 episodes included); flags
-given on the command line override them. The seeds run --workers at a time,
-in spawned processes or on Ray (--executor=ray); each checkpoints at every
+(`capi_recipes.tiny_bridge_config`, its game and 100,000 episodes
+included); flags given on the command line override them. The seeds run
+--workers at a time, in spawned processes or on Ray (--executor=ray); each
+checkpoints at every
 evaluation and the same command resumes it.
 
 Prints a progress line per seed every --eval_every episodes (greedy and
@@ -26,9 +27,11 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import pub_mdp
-from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.experiments import capi_recipes
+from open_spiel_ext.experiments import coop_runs
+from open_spiel_ext.experiments import references
 from open_spiel_ext.utils import cli
 
 _PRESET = flags.DEFINE_enum(
@@ -40,17 +43,18 @@ _SEEDS = flags.DEFINE_list("seeds", ["0"], "One run per seed.")
 _EPISODES = flags.DEFINE_integer("episodes", 2_000, "Episodes per run.")
 _NUM_PRESCRIPTIONS = flags.DEFINE_integer(
     "num_prescriptions", 10_000, "K: prescriptions acquired per decision.")
-_ACQUISITION = flags.DEFINE_enum("acquisition", "sample", capi.ACQUISITIONS,
+_ACQUISITION = flags.DEFINE_enum("acquisition", "sample",
+                                 capi_config.ACQUISITIONS,
                                  "Sample K, or take the K most likely.")
-_POLICY = flags.DEFINE_enum("policy", "network", capi.POLICIES,
+_POLICY = flags.DEFINE_enum("policy", "network", capi_config.POLICIES,
                             "Policy head on the value network, or a table "
                             "per public stage.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.1,
                               "Chance of playing a random acquired "
                               "prescription (--exploration=epsilon).")
 _EXPLORATION = flags.DEFINE_enum(
-    "exploration", "epsilon", capi.EXPLORATIONS, "Explore at each decision "
-    "with chance --epsilon, or at one decision per episode.")
+    "exploration", "epsilon", capi_config.EXPLORATIONS, "Explore at each "
+    "decision with chance --epsilon, or at one decision per episode.")
 _STRUCTURED = flags.DEFINE_bool(
     "structured_exploration", True,
     "Sample with one random row of the policy set to uniform.")
@@ -98,23 +102,24 @@ def _value(name: str):
   return tuple(int(h) for h in value) if name == "hidden_sizes" else value
 
 
-def config_from_flags(seed: int) -> capi.CapiConfig:
+def config_from_flags(seed: int) -> capi_config.CapiConfig:
   """The flags' settings, or the preset's where a flag was not given."""
   if _PRESET.value is None:
-    return capi.CapiConfig(seed=seed, **{n: _value(n) for n in _CONFIG_FLAGS})
+    return capi_config.CapiConfig(seed=seed,
+                                  **{n: _value(n) for n in _CONFIG_FLAGS})
   given = {n: _value(n) for n, flag in _CONFIG_FLAGS.items() if flag.present}
-  return capi.tiny_bridge_config(seed=seed, **given)
+  return capi_recipes.tiny_bridge_config(seed=seed, **given)
 
 
 def target_from_flags():
   if _PRESET.value is not None and _TARGET.value is None:
-    return capi.TINY_BRIDGE_TARGET
+    return references.TINY_BRIDGE_TARGET
   return _TARGET.value
 
 
 def game_from_flags() -> str:
   if _PRESET.value is not None and not _GAME.present:
-    return capi.TINY_BRIDGE
+    return references.TINY_BRIDGE
   return _GAME.value
 
 

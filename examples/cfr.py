@@ -17,7 +17,7 @@ from absl import flags
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree
-from open_spiel_ext.examples import cfr_runs
+from open_spiel_ext.experiments import cfr_timing
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
@@ -44,16 +44,16 @@ def main(argv: Sequence[str]) -> None:
                            f"choose from {cfr.VARIANTS}")
   with cli.user_input("game"):
     game_tree.check_game(game)
-  solvers = {f"ours {variant}": cfr_runs.ours(game, variant)
+  solvers = {f"ours {variant}": cfr_timing.ours(game, variant)
              for variant in _VARIANTS.value}
   if _OPENSPIEL_CPP.value:
-    solvers["OpenSpiel C++ CFR+"] = cfr_runs.openspiel_cpp_cfr_plus(game)
+    solvers["OpenSpiel C++ CFR+"] = cfr_timing.openspiel_cpp_cfr_plus(game)
   metrics = reporting.JsonLinesWriter(
       os.path.join(_OUTPUT_DIR.value, "metrics.jsonl"))
   curves = []
   for name, setup in solvers.items():
     points = []
-    for seconds, iteration, exploitability in cfr_runs.timed_runs(
+    for seconds, iteration, exploitability in cfr_timing.timed_runs(
         setup, _EVAL_EVERY.value, iterations=_ITERATIONS.value):
       points.append((seconds, iteration, exploitability))
       metrics.write({"solver": name, "iteration": iteration,

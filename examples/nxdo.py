@@ -2,9 +2,9 @@
 meta-NE's exploitability.
 
 With the learned oracle (default), the reference's settings for the game
-(`nxdo.recipe`): on poker, DDQN best responses trained until their return
-plateaus and NFSP on each restricted game until its best response gains less
-than a threshold halving from 1.0 to 0.05 (after 7 warm-start iterations),
+(`nxdo_recipes.recipe`): on poker, DDQN best responses trained until their
+return plateaus and NFSP on each restricted game until its best response
+gains less than a threshold halving from 1.0 to 0.05 (after 7 warm-start iterations),
 exact exploitability; on the Loss Game (NXDO only), continuous PPO best
 responses, NFSP for a budget growing by 1.5, and the approximate
 exploitability of a fresh PPO best response. With --oracle=exact, best
@@ -27,7 +27,11 @@ from absl import app
 from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
-from open_spiel_ext.algorithms import nxdo
+from open_spiel_ext.algorithms.nxdo import driver as nxdo_driver
+from open_spiel_ext.algorithms.nxdo import oracles
+from open_spiel_ext.algorithms.nxdo import restricted_game
+from open_spiel_ext.algorithms.nxdo import solvers
+from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
@@ -35,13 +39,13 @@ _GAME = flags.DEFINE_string(
     "game", "leduc_poker", "kuhn_poker, leduc_poker, "
     "xdo_clone_leduc(clones=m) or loss_game(...): the games with a batched "
     "JAX engine.")
-_VARIANT = flags.DEFINE_enum("variant", "nxdo", list(nxdo.VARIANTS),
+_VARIANT = flags.DEFINE_enum("variant", "nxdo", list(restricted_game.VARIANTS),
                              "Meta-actions pick members (nxdo) or original "
                              "actions masked to the members' (nxdo_va).")
 _ORACLE = flags.DEFINE_enum(
     "oracle", "learned", ["learned", "exact"],
     "Learned best responses with NFSP on the reference's settings "
-    "(nxdo.recipe), or exact ones with CFR+ (tree-sized games).")
+    "(nxdo_recipes.recipe), or exact ones with CFR+ (tree-sized games).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 30, "NXDO iterations.",
                                    lower_bound=1)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
@@ -51,22 +55,23 @@ _OUTPUT_DIR = flags.DEFINE_string(
     "checkpoints go.")
 
 
-def _run(game) -> nxdo.NXDO:
+def _run(game) -> nxdo_driver.NXDO:
   directory = os.path.join(_OUTPUT_DIR.value, "run")
   with cli.user_input("game"):
-    recipe = nxdo.recipe(game, _NUM_ENVS.value)
+    recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
   with cli.user_input():
     if _ORACLE.value == "exact":
-      oracle = nxdo.ExactOracle(game)
-      return nxdo.NXDO(game, recipe.env, oracle, nxdo.ExactSolver(oracle),
-                       _VARIANT.value, directory)
-    return nxdo.NXDO(game, recipe.env,
-                     recipe.oracle(_NUM_ENVS.value, _SEED.value),
-                     recipe.solver(_NUM_ENVS.value, _SEED.value),
-                     _VARIANT.value, directory, recipe.evaluator)
+      oracle = oracles.ExactOracle(game)
+      return nxdo_driver.NXDO(game, recipe.env, oracle,
+                              solvers.ExactSolver(oracle), _VARIANT.value,
+                              directory)
+    return nxdo_driver.NXDO(game, recipe.env,
+                            recipe.oracle(_NUM_ENVS.value, _SEED.value),
+                            recipe.solver(_NUM_ENVS.value, _SEED.value),
+                            _VARIANT.value, directory, recipe.evaluator)
 
 
-def _describe(entry: nxdo.Iteration) -> str:
+def _describe(entry: nxdo_driver.Iteration) -> str:
   optional = [("exploitability", entry.exploitability),
               ("in the restricted game", entry.restricted_exploitability),
               ("(NFSP's estimate", entry.solver_estimate)]

@@ -35,19 +35,19 @@ from absl import flags
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import meta_solvers
-from open_spiel_ext.algorithms import nxdo
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.experiments import learner_configs
+from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
-EXACT = "exact"
+EXACT = "exact"  # The --oracle of exact best responses (tree engine).
 EXACT_METHODS = ("psro", "p2sro", "naive")
-CONTINUOUS_PPO = "continuous_ppo"
 
 _GAME = flags.DEFINE_string(
     "game", "leduc_poker", "kuhn_poker, leduc_poker, "
@@ -56,10 +56,10 @@ _GAME = flags.DEFINE_string(
 _ALGORITHM = flags.DEFINE_enum("algorithm", "p2sro", list(p2sro.METHODS),
                                "The population method.")
 _ORACLE = flags.DEFINE_enum(
-    "oracle", "sac", list(best_response.ALGORITHMS) +
-    [CONTINUOUS_PPO, EXACT], "The best-response oracle: a learner "
-    f"({CONTINUOUS_PPO} for the Loss Game's continuous actions), or exact "
-    "(tree engine).")
+    "oracle", "sac", list(learner_configs.ORACLES) + [EXACT],
+    "The best-response oracle: a learner "
+    f"({learner_configs.CONTINUOUS_PPO} for the Loss Game's continuous "
+    "actions), or exact (tree engine).")
 _ENV_STEPS = flags.DEFINE_integer(
     "env_steps", 3_000_000, "Stop after this many environment steps of all "
     "learners together.", lower_bound=1)
@@ -97,8 +97,8 @@ def _describe(entry: p2sro.Round) -> str:
 
 def _evaluator(game: pyspiel.Game):
   """Exact exploitability on poker's trees; the approximate one (a fresh
-  PPO best response, `nxdo.recipe`'s) on the Loss Game."""
-  return nxdo.recipe(game, _NUM_ENVS.value).evaluator
+  PPO best response, `nxdo_recipes.recipe`'s) on the Loss Game."""
+  return nxdo_recipes.recipe(game, _NUM_ENVS.value).evaluator
 
 
 def _learned(game: pyspiel.Game) -> None:
@@ -108,7 +108,7 @@ def _learned(game: pyspiel.Game) -> None:
         chunk_steps=_CHUNK_STEPS.value, min_steps=_MIN_STEPS.value,
         num_envs=_NUM_ENVS.value, meta_solver=_META_SOLVER.value,
         seed=_SEED.value)
-    config = p2sro.default_config(_ORACLE.value)
+    config = learner_configs.oracle_config(_ORACLE.value)
   output_dir = _OUTPUT_DIR.value
   directory = os.path.join(output_dir, "population")
   if os.path.exists(os.path.join(directory, p2sro.STATE_FILE)):
@@ -139,7 +139,7 @@ def _learned(game: pyspiel.Game) -> None:
     metrics.close()
     log = pipeline.log
     wrote = "metrics.jsonl, p2sro.png, population/"
-    if evaluator == p2sro.EXACT:
+    if evaluator == best_response.EXACT:
       reporting.save_policy(pipeline.tabular_policy(),
                             os.path.join(output_dir, "policy.json"))
       wrote += ", policy.json"

@@ -20,7 +20,7 @@ from absl import flags
 
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
-from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.experiments import coop_runs
 from open_spiel_ext.utils import cli
 
 _GAMES = cli.define_game_list("games",

@@ -40,41 +40,6 @@ AnyConfig = Union[dqn.Config, ppo.Config, sac.Config]
 LEARNERS = {dqn.Config: dqn.DQN, ppo.Config: ppo.PPO, sac.Config: sac.SAC}
 
 
-ALGORITHMS = ("ddqn", "ppo", "sac")
-
-
-def default_config(algorithm: str, steps: int) -> AnyConfig:
-  """The settings the examples and benchmarks train `algorithm` with for a
-  run of `steps` batched steps (DDQN's learning rate decays over the run)."""
-  if algorithm == "ddqn":
-    return dqn.Config(learning_rate_end=1e-5,
-                      learning_rate_decay_updates=steps)
-  if algorithm == "ppo":
-    return ppo.Config()
-  if algorithm == "sac":
-    return sac.Config()
-  raise ValueError(f"algorithm must be one of {ALGORITHMS}, got "
-                   f"algorithm={algorithm!r}")
-
-
-def oracle_config(oracle: str) -> AnyConfig:
-  """The learner settings of `oracle` (one of ALGORITHMS, or
-  "continuous_ppo") as a best-response oracle of PSRO, P2SRO or NXDO:
-  short-lived best responses, so exploration ends and the target network
-  turns over within a policy's first few thousand steps; "continuous_ppo"
-  is PPO's Gaussian for the Loss Game."""
-  if oracle == "ddqn":
-    return dqn.Config(buffer_capacity=50_000, learning_starts=1_000,
-                      epsilon_decay_steps=1_000, target_update_every=250)
-  if oracle == "sac":
-    return sac.Config(buffer_capacity=50_000, learning_starts=1_000)
-  if oracle == "continuous_ppo":
-    return ppo.Config(continuous=True, hidden_sizes=(64, 64),
-                      rollout_length=20, minibatches=4, entropy_coef=0.0,
-                      log_std_init=-0.5)
-  return default_config(oracle, steps=0)
-
-
 def make_learner(config: AnyConfig, versus: versus_lib.VersusEnv,
                  batch: int) -> learner_lib.Learner:
   """The learner `config` configures, sized for `versus`."""
@@ -184,6 +149,13 @@ def _fingerprint(opponent: opponents_lib.Opponent) -> str:
   for leaf in jax.tree.leaves((opponent.params, opponent.weights)):
     digest.update(np.asarray(leaf).tobytes())
   return digest.hexdigest()[:16]
+
+
+# The evaluator that population methods (P2SRO, NXDO) take by name: the
+# exact exploitability from the tree engine, where the game's tree fits.
+# Any other evaluator is a function of the policy, such as
+# `approximate_exploitability` bound to its settings.
+EXACT = "exact"
 
 
 def approximate_exploitability(

@@ -12,3 +12,9 @@ TINY_HANABI_OPTIMAL_VALUES = {
     "e": 10.0,
     "f": 7 / 3,
 }
+
+# Abstracted Tiny Bridge (the CAPI paper's fig. 5): joint policies worth
+# 20.79 exist; the best policy that does not coordinate is worth 20.32.
+TINY_BRIDGE = "tiny_bridge_2p(abstracted=True)"
+TINY_BRIDGE_TARGET = 20.79
+TINY_BRIDGE_NO_COORDINATION = 20.32

@@ -9,15 +9,18 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.capi import capi
+from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.algorithms.capi import model
+from open_spiel_ext.algorithms.capi import prescriptions
 import pyspiel
 
 
 def test_most_likely_prescriptions_equal_brute_force():
   rng = np.random.default_rng(0)
   rows = [np.log(rng.dirichlet(np.ones(3))) for _ in range(4)]
-  choices, scores = capi._most_likely(rows, 7)  # pylint: disable=protected-access
+  choices, scores = prescriptions.most_likely(rows, 7)
   every = sorted(itertools.product(range(3), repeat=4),
                  key=lambda c: -sum(r[a] for r, a in zip(rows, c)))
   order = np.argsort(-scores)
@@ -28,9 +31,9 @@ def test_most_likely_prescriptions_equal_brute_force():
 
 def test_sampled_rows_follow_their_distributions_independently():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_a"))
-  learner = capi.Capi(mdp, capi.CapiConfig(seed=3))
+  learner = capi.Capi(mdp, capi_config.CapiConfig(seed=3))
   rows = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
-  draws = learner._sample_rows(rows, 200_000)  # pylint: disable=protected-access
+  draws = prescriptions.sample_rows(learner.rng, rows, 200_000)
   assert draws.shape == (2, 200_000)
   for row, probabilities in zip(draws, rows):
     np.testing.assert_allclose(np.bincount(row, minlength=3) / row.size,
@@ -41,7 +44,7 @@ def test_sampled_rows_follow_their_distributions_independently():
 
 def test_action_masks_set_each_private_state_on_its_action():
   gamma = np.array([[0, 2, 2], [1, 1, 0]])
-  masks = capi._action_masks(gamma, np.array([0, 3, 5]), 3)  # pylint: disable=protected-access
+  masks = prescriptions.action_masks(gamma, np.array([0, 3, 5]), 3)
   np.testing.assert_array_equal(masks, [[1, 0, (1 << 3) | (1 << 5)],
                                         [1 << 5, 1 | (1 << 3), 0]])
 
@@ -65,22 +68,23 @@ def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
   """q of every acquired prescription, scored for all K at once (as CAPI
   plays), equals the PuB-MDP's step taken one prescription at a time."""
   mdp = pub_mdp.build(pyspiel.load_game(game))
-  learner = capi.Capi(mdp, capi.CapiConfig(
+  learner = capi.Capi(mdp, capi_config.CapiConfig(
       num_prescriptions=60, acquisition=acquisition, policy="tabular",
       seed=1))
-  learner._values_of_keys = lambda keys: np.array(  # pylint: disable=protected-access
+  learner.model.values = lambda keys: np.array(
       [random_value(key) for key in keys])
   rng = np.random.default_rng(0)
   beliefs = [mdp.initial_belief()]
   for belief in itertools.islice(beliefs, 8):  # Sees the beliefs appended.
-    rows = learner.row_probabilities([belief])[0]
+    rows = learner.model.row_probabilities([belief])[0]
     acquired = learner._acquire(belief, rows, explore=True)  # pylint: disable=protected-access
     scored = learner._score(belief, *acquired)  # pylint: disable=protected-access
     keys = {tuple(int(v) for v in key) for key in scored.keys}
-    values = dict(zip(keys, learner._values_of_keys(list(keys))))  # pylint: disable=protected-access
+    values = dict(zip(keys, learner.model.values(list(keys))))
     successors_seen, next_beliefs = set(), []
     for index in range(len(scored.rewards)):
-      prescription = capi._full_prescription(belief, scored.gammas, index)  # pylint: disable=protected-access
+      prescription = prescriptions.full_prescription(belief, scored.gammas,
+                                                     index)
       reward, successors = mdp.step(belief, *prescription)
       expected_q = reward + sum(p * random_value(belief_key(child))
                                 for p, child in successors)
@@ -102,7 +106,7 @@ def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
 
 
 def test_each_depth_weighs_the_same_in_the_losses():
-  weights = capi._per_depth_weights(np.array([0, 1, 1, 2, 2, 2, 2]))  # pylint: disable=protected-access
+  weights = model.per_depth_weights(np.array([0, 1, 1, 2, 2, 2, 2]))
   np.testing.assert_allclose(weights, [1, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25])
 
 
@@ -115,16 +119,16 @@ def exact_value_oracle(learner, mdp):
     bits = [int(sum(1 << int(i) for i in np.flatnonzero(r)))
             for r in belief.reach]
     lookup[(belief.stage, *bits)] = optimal[index]
-  learner._values_of_keys = lambda keys: np.array(  # pylint: disable=protected-access
+  learner.model.values = lambda keys: np.array(
       [lookup[tuple(int(v) for v in key)] for key in keys])
 
 
 @pytest.mark.parametrize("letter", "acef")
-@pytest.mark.parametrize("acquisition", capi.ACQUISITIONS)
+@pytest.mark.parametrize("acquisition", capi_config.ACQUISITIONS)
 def test_search_with_exact_values_plays_optimally(letter, acquisition):
   mdp = pub_mdp.build(pyspiel.load_game(f"tiny_hanabi_{letter}"))
-  learner = capi.Capi(mdp, capi.CapiConfig(num_prescriptions=200,
-                                           acquisition=acquisition))
+  learner = capi.Capi(mdp, capi_config.CapiConfig(num_prescriptions=200,
+                                                  acquisition=acquisition))
   exact_value_oracle(learner, mdp)
   decisions = learner.play_episode(explore=False)
   optimum = pub_mdp.belief_graph(mdp).optimal_values()[0]
@@ -135,23 +139,23 @@ def test_search_with_exact_values_plays_optimally(letter, acquisition):
 
 def test_capi_solves_tiny_hanabi_e():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  config = capi.CapiConfig(episodes=600, num_prescriptions=100,
-                           learning_rate=1e-3, updates_per_episode=5,
-                           eval_every=100, seed=0)
+  config = capi_config.CapiConfig(episodes=600, num_prescriptions=100,
+                                  learning_rate=1e-3, updates_per_episode=5,
+                                  eval_every=100, seed=0)
   values = [p.search_value for p in capi.train(mdp, config)]
   assert max(values) == pytest.approx(10.0)
 
 
 def test_tabular_policy_moves_toward_the_best_and_keeps_its_floor():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  config = capi.CapiConfig(policy="tabular", num_prescriptions=50,
-                           tabular_policy_rate=0.5, policy_floor=0.03,
-                           epsilon=0.0)
+  config = capi_config.CapiConfig(policy="tabular", num_prescriptions=50,
+                                  tabular_policy_rate=0.5, policy_floor=0.03,
+                                  epsilon=0.0)
   learner = capi.Capi(mdp, config)
   decisions = learner.play_episode()
   for _ in range(20):
     learner.train_on(decisions)
-  root = learner.table[0, 0, :2, :3]
+  root = learner.model.table[0, 0, :2, :3]
   for private in range(2):
     best = decisions[0].target[0][private]
     assert root[private, best] > 0.97
@@ -169,7 +173,7 @@ def test_tabular_policy_moves_toward_the_best_and_keeps_its_floor():
                                          ("hidden_sizes", ())])
 def test_bad_configurations_are_named(field, value):
   with pytest.raises(ValueError, match=field):
-    capi.CapiConfig(**{field: value}).validate()
+    capi_config.CapiConfig(**{field: value}).validate()
 
 
 def checkpoint_contents(path):
@@ -191,8 +195,8 @@ def checkpoint_contents(path):
 def test_a_resumed_run_writes_the_uninterrupted_runs_next_checkpoint(
     tmp_path, game, settings):
   mdp = pub_mdp.build(pyspiel.load_game(game))
-  config = capi.CapiConfig(episodes=4, eval_every=2, seed=4,
-                           hidden_sizes=(16, 16), **settings)
+  config = capi_config.CapiConfig(episodes=4, eval_every=2, seed=4,
+                                  hidden_sizes=(16, 16), **settings)
   whole = str(tmp_path / "whole.pkl")
   uninterrupted = list(capi.train(mdp, config, whole))
   cut = str(tmp_path / "cut.pkl")
@@ -217,16 +221,16 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
   path = str(tmp_path / "run.pkl")
   settings = dict(episodes=2, eval_every=1, hidden_sizes=(8,))
-  list(capi.train(mdp, capi.CapiConfig(num_prescriptions=10, **settings),
-                  path))
+  list(capi.train(
+      mdp, capi_config.CapiConfig(num_prescriptions=10, **settings), path))
   with pytest.raises(ValueError, match="num_prescriptions=20 here"):
-    list(capi.train(mdp, capi.CapiConfig(num_prescriptions=20, **settings),
-                    path))
+    list(capi.train(
+        mdp, capi_config.CapiConfig(num_prescriptions=20, **settings), path))
 
 
 def test_one_exploratory_prescription_per_episode_at_most():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_bridge_2p(abstracted=True)"))
-  learner = capi.Capi(mdp, capi.CapiConfig(
+  learner = capi.Capi(mdp, capi_config.CapiConfig(
       num_prescriptions=200, policy="tabular", acquisition="most_likely",
       exploration="one_per_episode", seed=0))
   explored = []

@@ -8,7 +8,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
-from open_spiel_ext.examples import coop_runs
+from open_spiel_ext.experiments import coop_runs
 from open_spiel_ext.experiments import references
 import pyspiel
 

@@ -171,6 +171,11 @@ def test_outcome_probabilities_sum_to_one_and_split_reach():
       pub_mdp.next_reach(belief.reach[0], gamma0[0], 1), [0, 1, 1])
 
 
+def test_a_second_rules_builder_for_a_game_is_refused():
+  with pytest.raises(ValueError, match="short_name='trade_comm' has"):
+    pub_mdp.register_rules("trade_comm", pub_mdp.build)
+
+
 def test_games_outside_the_pub_mdp_are_refused():
   with pytest.raises(ValueError, match="common-payoff"):
     pub_mdp.build(pyspiel.load_game("kuhn_poker"))

@@ -1,6 +1,6 @@
-"""CFR solvers set up for timing side by side: ours and OpenSpiel's C++ CFR+.
-
-Used by examples/cfr.py and benchmarks/xdo_thesis.py.
+"""CFR solvers set up for timing side by side, ours and OpenSpiel's C++ CFR+,
+and the timed run that measures them (examples/cfr.py,
+benchmarks/xdo_thesis.py).
 """
 
 import time

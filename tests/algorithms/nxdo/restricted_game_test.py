@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
-from open_spiel.python.algorithms import exploitability
-from open_spiel_ext.algorithms import nxdo
-from open_spiel_ext.algorithms.rl import dqn
-from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.algorithms.nxdo import meta_ne
+from open_spiel_ext.algorithms.nxdo import restricted_game
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
@@ -44,7 +42,7 @@ def pure_action(member, observation, mask):
 def test_meta_actions_play_the_chosen_members_actions(engine):
   env = engine(auto_reset=True)
   members = pure_members(env, 5)
-  restricted = nxdo.RestrictedGame(env, linear_apply, members)
+  restricted = restricted_game.RestrictedGame(env, linear_apply, members)
   assert restricted.num_actions == 8  # Capacity: the next power of two >= 8.
   keys = jax.random.split(jax.random.PRNGKey(3), 16)
   state, expected = restricted.init(keys), env.init(keys)
@@ -69,8 +67,8 @@ def test_meta_actions_play_the_chosen_members_actions(engine):
 def test_valid_actions_are_the_union_of_the_members_actions():
   env = batched_poker.leduc_poker(clones=2, auto_reset=True)
   members = pure_members(env, 3, seed=1)
-  restricted = nxdo.RestrictedGame(env, linear_apply, members,
-                                   variant="nxdo_va", capacity=4)
+  restricted = restricted_game.RestrictedGame(env, linear_apply, members,
+                                              variant="nxdo_va", capacity=4)
   assert restricted.num_actions == env.num_actions
   state = restricted.init(jax.random.split(jax.random.PRNGKey(0), 32))
   step = jax.jit(restricted.step)
@@ -94,7 +92,8 @@ def test_valid_actions_are_the_union_of_the_members_actions():
 def test_padding_members_are_not_members():
   env = batched_poker.kuhn_poker(auto_reset=True)
   members = pure_members(env, 2)
-  restricted = nxdo.RestrictedGame(env, linear_apply, members, capacity=16)
+  restricted = restricted_game.RestrictedGame(env, linear_apply, members,
+                                              capacity=16)
   state = restricted.init(jax.random.split(jax.random.PRNGKey(0), 4))
   assert np.asarray(state.legal_action_mask).sum(axis=1).tolist() == [2] * 4
 
@@ -104,17 +103,18 @@ def test_meta_policy_mixes_the_members_policies():
   tree = game_tree.build_tree(game)
   env = batched_poker.kuhn_poker(auto_reset=True)
   members = pure_members(env, 3, seed=2)
-  restricted = nxdo.RestrictedGame(env, linear_apply, members)
+  restricted = restricted_game.RestrictedGame(env, linear_apply, members)
   tables = [opponents.network(linear_apply, m).members_table(tree, 1)[0]
             for m in members]
   # A uniform meta-policy mixes the members equally at every state...
-  uniform = nxdo.meta_policy(restricted, lambda p, x: jnp.zeros(
+  uniform = meta_ne.meta_policy(restricted, lambda p, x: jnp.zeros(
       (x.shape[0], restricted.num_actions)), None)
   np.testing.assert_allclose(uniform.members_table(tree, 1)[0],
                              np.mean(tables, axis=0), atol=1e-6)
   # ... and one that always picks member 1 plays member 1.
-  pick = nxdo.meta_policy(restricted, lambda p, x: SHARPNESS * jax.nn.one_hot(
-      jnp.full(x.shape[0], 1), restricted.num_actions), None)
+  pick = meta_ne.meta_policy(
+      restricted, lambda p, x: SHARPNESS * jax.nn.one_hot(
+          jnp.full(x.shape[0], 1), restricted.num_actions), None)
   np.testing.assert_allclose(pick.members_table(tree, 1)[0], tables[1],
                              atol=1e-6)
   value = sweeps.TreeSweeps(tree).exploitability(
@@ -127,9 +127,10 @@ def test_meta_policy_mixes_the_members_policies():
 def test_meta_policy_acts_like_its_table():
   env = batched_poker.kuhn_poker(auto_reset=True)
   members = pure_members(env, 2, seed=3)
-  restricted = nxdo.RestrictedGame(env, linear_apply, members)
-  pick = nxdo.meta_policy(restricted, lambda p, x: SHARPNESS * jax.nn.one_hot(
-      jnp.zeros(x.shape[0], jnp.int32), restricted.num_actions), None)
+  restricted = restricted_game.RestrictedGame(env, linear_apply, members)
+  pick = meta_ne.meta_policy(
+      restricted, lambda p, x: SHARPNESS * jax.nn.one_hot(
+          jnp.zeros(x.shape[0], jnp.int32), restricted.num_actions), None)
   state = env.init(jax.random.split(jax.random.PRNGKey(1), 64))
   rows = np.arange(64)
   observation = state.observation[rows, state.current_player]
@@ -139,88 +140,18 @@ def test_meta_policy_acts_like_its_table():
       actions, pure_action(members[0], observation, state.legal_action_mask))
 
 
-@pytest.mark.parametrize("variant", nxdo.VARIANTS)
-def test_nxdo_with_exact_oracle_and_solver_solves_kuhn(variant):
-  game = pyspiel.load_game("kuhn_poker")
-  oracle = nxdo.ExactOracle(game)
-  run = nxdo.NXDO(game, batched_poker.kuhn_poker(auto_reset=True), oracle,
-                  nxdo.ExactSolver(oracle), variant)
-  for _ in range(8):
-    entry = run.step()
-    # CFR+ solves each restricted game: its meta-NE is unexploitable there
-    # (trivially with one pure member), not necessarily in the whole game.
-    assert -1e-9 <= entry.restricted_exploitability < 1e-3
-    assert entry.restricted_exploitability <= entry.exploitability + 1e-9
-    assert entry.solver_estimate is None
-    if entry.exploitability < 1e-3:
-      break
-  assert entry.exploitability < 1e-3
-  assert run.log[0].restricted_exploitability == pytest.approx(0, abs=1e-9)
-  assert run.log[0].exploitability > 0.1
-  assert entry.iteration <= 5  # Tabular XDO needs 4 on Kuhn.
-  assert exploitability.exploitability(game, run.tabular_policy()) == (
-      pytest.approx(entry.exploitability, abs=1e-9))
-
-
-def test_threshold_schedule_halves_after_weak_responses():
-  schedule = nxdo.Schedule(warm_start_iterations=2, threshold_start=1.0,
-                           threshold_floor=0.2, threshold_margin=0.05)
-  returns = [3.0, 2.0, 1.5, 0.9, 0.6, 0.1, 0.1]
-  thresholds = [schedule.threshold(returns, i) for i in range(2, 7)]
-  assert thresholds == [1.0, 0.5, 0.5, 0.25, 0.2]
-  growing = nxdo.Schedule(kind="growing", warm_start_iterations=1,
-                          start_steps=100, growth=1.5)
-  assert [growing.steps(i) for i in (1, 2, 3)] == [100, 150, 225]
-
-
-def _learned_run(directory, variant="nxdo"):
-  game = pyspiel.load_game("kuhn_poker")
-  env = batched_poker.kuhn_poker(auto_reset=True)
-  oracle = nxdo.LearnedOracle(
-      env, dqn.Config(hidden_sizes=(32,), learning_starts=50, batch_size=32,
-                      epsilon_decay_steps=100),
-      check_steps=50, max_steps=100, num_envs=8)
-  solver = nxdo.NFSPSolver(
-      nfsp.Config(average_hidden_sizes=(32,), average_batch_size=32),
-      nxdo.Schedule(warm_start_iterations=1, min_steps=50, max_steps=100,
-                    check_steps=50), num_envs=8)
-  return nxdo.NXDO(game, env, oracle, solver, variant, directory=directory)
-
-
-@pytest.mark.slow
-def test_learned_nxdo_resumes_its_run(tmp_path):
-  run = _learned_run(str(tmp_path))
-  first = [run.step(), run.step()]
-  assert first[1].episodes > first[0].episodes > 0
-  resumed = _learned_run(str(tmp_path))
-  assert resumed.log == first and len(resumed.members) == 3
-  entry = resumed.step()
-  assert (entry.iteration, entry.population) == (2, 3)
-  assert 0 <= entry.exploitability < 2
-  assert 0 <= entry.restricted_exploitability <= entry.exploitability + 1e-9
-  assert np.isfinite(entry.solver_estimate)  # NFSP's, after warm start.
-  with pytest.raises(ValueError, match="variant='nxdo_va' here"):
-    _learned_run(str(tmp_path), "nxdo_va")
-
-
-def test_bad_settings_are_refused():
+def test_bad_restricted_games_are_refused():
   env = batched_poker.kuhn_poker(auto_reset=True)
   members = pure_members(env, 3)
   with pytest.raises(ValueError, match="variant must be one of"):
-    nxdo.RestrictedGame(env, linear_apply, members, variant="xdo")
+    restricted_game.RestrictedGame(env, linear_apply, members, variant="xdo")
   with pytest.raises(ValueError, match="do not fit capacity=2"):
-    nxdo.RestrictedGame(env, linear_apply, members, capacity=2)
+    restricted_game.RestrictedGame(env, linear_apply, members, capacity=2)
   with pytest.raises(ValueError, match="at least one population member"):
-    nxdo.RestrictedGame(env, linear_apply, [])
+    restricted_game.RestrictedGame(env, linear_apply, [])
   with pytest.raises(ValueError, match="va_threshold must be in"):
-    nxdo.RestrictedGame(env, linear_apply, members, variant="nxdo_va",
-                        va_threshold=0.0)
-  with pytest.raises(ValueError, match="kind must be"):
-    nxdo.Schedule(kind="fixed")
-  with pytest.raises(ValueError, match="growth must be >= 1"):
-    nxdo.Schedule(growth=0.5)
-  with pytest.raises(ValueError, match="max_steps must be > 0"):
-    nxdo.LearnedOracle(env, dqn.Config(), max_steps=0)
+    restricted_game.RestrictedGame(env, linear_apply, members,
+                                   variant="nxdo_va", va_threshold=0.0)
 
 
 def test_continuous_members_play_their_actions():
@@ -230,7 +161,7 @@ def test_continuous_members_play_their_actions():
   members = [jnp.asarray(rng.normal(size=(env.observation_shape[0], 2)),
                          jnp.float32) for _ in range(3)]
   act = lambda params, observation: jnp.tanh(observation @ params)
-  restricted = nxdo.RestrictedGame(env, act, members)
+  restricted = restricted_game.RestrictedGame(env, act, members)
   keys = jax.random.split(jax.random.PRNGKey(0), 8)
   state, expected = restricted.init(keys), env.init(keys)
   rows = np.arange(8)
@@ -245,8 +176,8 @@ def test_continuous_members_play_their_actions():
                                atol=1e-4)
     np.testing.assert_allclose(state.rewards, expected.rewards, atol=1e-4)
   with pytest.raises(ValueError, match="nxdo_va masks discrete actions"):
-    nxdo.RestrictedGame(env, act, members, variant="nxdo_va")
-  meta_ne = nxdo.meta_policy(restricted, lambda p, x: jnp.zeros(
+    restricted_game.RestrictedGame(env, act, members, variant="nxdo_va")
+  meta_policy = meta_ne.meta_policy(restricted, lambda p, x: jnp.zeros(
       (x.shape[0], restricted.num_actions)), None)
   with pytest.raises(ValueError, match="no policy array"):
-    meta_ne.members_table(None, 1)
+    meta_policy.members_table(None, 1)

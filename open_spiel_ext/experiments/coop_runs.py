@@ -1,8 +1,10 @@
-"""Runs shared by the cooperative-game examples and the CAPI benchmark.
+"""Multi-seed runs of the cooperative-game experiments, shared by the CAPI
+and baselines examples and the CAPI benchmark.
 
-CAPI seeds (each writing its metrics, a summary and a plot), and tables of
-the tabular baselines over games and algorithms (a job per game and
-algorithm), run as tasks on an executor (`utils/executors.py`).
+CAPI seeds (each writing its metrics, a summary and a plot, with the game's
+published reference values drawn), and tables of the tabular baselines over
+games and algorithms (a job per game and algorithm), run as tasks on an
+executor (`utils/executors.py`).
 """
 
 import dataclasses
@@ -13,9 +15,11 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from open_spiel_ext.algorithms import capi
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.capi import capi
+from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.experiments import references
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
@@ -27,7 +31,7 @@ import pyspiel
 _TOLERANCE = 1e-4
 
 
-def run_seed(game: str, config: capi.CapiConfig, target: float,
+def run_seed(game: str, config: capi_config.CapiConfig, target: float,
              output_dir: str, stop_when_solved: bool = False
             ) -> dict[str, Any]:
   """One CAPI run; prints progress, writes its metrics, returns its summary.
@@ -70,10 +74,10 @@ def run_seed(game: str, config: capi.CapiConfig, target: float,
 
 def known_values(game: str) -> dict[str, float]:
   """Published values worth drawing beside a game's runs."""
-  if game != capi.TINY_BRIDGE:
+  if game != references.TINY_BRIDGE:
     return {}
-  return {f"best without coordination {capi.TINY_BRIDGE_NO_COORDINATION:g}":
-          capi.TINY_BRIDGE_NO_COORDINATION}
+  no_coordination = references.TINY_BRIDGE_NO_COORDINATION
+  return {f"best without coordination {no_coordination:g}": no_coordination}
 
 
 def reference_lines(pending: "PendingSeeds") -> dict[str, float]:
@@ -87,7 +91,7 @@ def value_floor(game: str) -> Optional[float]:
   """Where a plot of a game's runs cuts its value axis, if anywhere: on Tiny
   Bridge the runs pass 18 within the first hour and then differ by tenths
   near the published values, which a full axis (from about -10) flattens."""
-  return 18.0 if game == capi.TINY_BRIDGE else None
+  return 18.0 if game == references.TINY_BRIDGE else None
 
 
 def checkpoint_path(output_dir: str, seed: int) -> str:

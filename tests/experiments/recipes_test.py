@@ -1,0 +1,96 @@
+"""The experiments' recipes build settings their methods accept."""
+
+import dataclasses
+
+import pytest
+
+import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.algorithms.capi import capi
+from open_spiel_ext.algorithms.nxdo import driver
+from open_spiel_ext.algorithms.rl import best_response
+from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import opponents
+from open_spiel_ext.algorithms.rl import versus
+from open_spiel_ext.experiments import capi_recipes
+from open_spiel_ext.experiments import learner_configs
+from open_spiel_ext.experiments import nxdo_recipes
+from open_spiel_ext.experiments import references
+from open_spiel_ext.games import batched_loss_game
+from open_spiel_ext.games import batched_poker
+import pyspiel
+
+
+@pytest.mark.parametrize("game_string,exact", [("kuhn_poker", True),
+                                               ("loss_game", False)])
+def test_nxdo_recipes_build_runs_nxdo_accepts(game_string, exact):
+  game = pyspiel.load_game(game_string)
+  recipe = nxdo_recipes.recipe(game, num_envs=8)
+  assert recipe.env.auto_reset
+  assert (recipe.evaluator == best_response.EXACT) == exact
+  oracle = recipe.oracle(num_envs=8, seed=3)
+  solver = recipe.solver(num_envs=8, seed=3)
+  assert (oracle.num_envs, oracle.seed, solver.num_envs) == (8, 3, 8)
+  assert oracle.config == recipe.oracle_config
+  assert callable(oracle.apply)  # A learner of its config plays the engine.
+  run = driver.NXDO(game, recipe.env, oracle, solver,
+                    evaluator=recipe.evaluator)
+  assert run.log == [] and run.members == []
+
+
+def test_nxdo_recipes_refuse_a_game_no_engine_plays():
+  with pytest.raises(ValueError, match="tiny_hanabi_a"):
+    nxdo_recipes.recipe(pyspiel.load_game("tiny_hanabi_a"))
+
+
+@pytest.mark.parametrize("oracle", learner_configs.ORACLES)
+def test_each_oracle_config_makes_a_learner_of_its_engine(oracle):
+  config = learner_configs.oracle_config(oracle)
+  env = (batched_loss_game.TurnBasedLossGame(
+      "loss_game(bins=2,moves=3)", auto_reset=True, continuous=True)
+         if oracle == learner_configs.CONTINUOUS_PPO else
+         batched_poker.kuhn_poker(auto_reset=True))
+  learner = best_response.make_learner(
+      config, versus.VersusEnv(env, opponents.uniform()), 4)
+  assert isinstance(learner, best_response.LEARNERS[type(config)])
+
+
+@pytest.mark.parametrize("algorithm", learner_configs.ALGORITHMS)
+def test_best_response_configs_are_the_learners_configs(algorithm):
+  config = learner_configs.best_response_config(algorithm, steps=1_000)
+  assert type(config) in best_response.LEARNERS
+
+
+def test_ddqn_best_responses_decay_their_learning_rate_over_the_run():
+  config = learner_configs.best_response_config("ddqn", steps=1_234)
+  assert isinstance(config, dqn.Config)
+  assert config.learning_rate_decay_updates == 1_234
+
+
+def test_unknown_learner_names_are_refused_naming_them():
+  with pytest.raises(ValueError, match="algorithm='a2c'"):
+    learner_configs.best_response_config("a2c", steps=10)
+  with pytest.raises(ValueError, match="algorithm='exact'"):
+    learner_configs.oracle_config("exact")
+
+
+def test_tiny_bridge_config_is_the_papers_and_capi_takes_it():
+  config = capi_recipes.tiny_bridge_config(seed=2, episodes=10)
+  config.validate()
+  assert (config.seed, config.episodes) == (2, 10)
+  assert (config.policy, config.acquisition, config.exploration) == (
+      "tabular", "most_likely", "one_per_episode")
+  assert dataclasses.replace(config, seed=0, episodes=100_000) == (
+      capi_recipes.tiny_bridge_config())
+  mdp = pub_mdp.build(pyspiel.load_game(references.TINY_BRIDGE))
+  learner = capi.Capi(mdp, config)
+  assert learner.model.table.shape[0] == len(mdp.stages)
+
+
+def test_the_tiny_hanabi_config_trains_capi_on_the_suite():
+  config = capi_recipes.tiny_hanabi_config(episodes=2, eval_every=2)
+  mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
+  (progress,) = capi.train(mdp, config)
+  assert progress.episode == 2
+  assert progress.search_value <= (
+      references.TINY_HANABI_OPTIMAL_VALUES["e"] + 1e-5)
