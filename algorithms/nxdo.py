@@ -287,7 +287,7 @@ def _tree_inputs(tree: game_tree_lib.GameTree,
 
 
 def _collapsed(table: np.ndarray, clones: int) -> np.ndarray:
-  return policies.collapse_clones(table) if clones > 1 else table
+  return policies.collapse_clones(table, clones) if clones > 1 else table
 
 
 def restricted_exploitability(restricted: RestrictedGame,
@@ -768,10 +768,10 @@ def recipe(game: pyspiel.Game, num_envs: int = 64) -> Recipe:
     ValueError: no JAX engine plays `game`.
   """
   if game.get_type().short_name != "loss_game":
-    return Recipe(engines.for_game(game),
+    return Recipe(engines.make(game, auto_reset=True),
                   best_response.oracle_config("ddqn"), 625, 3_125,
                   Schedule(min_steps=3_500), EXACT)
-  env = engines.for_game(game, continuous=True)
+  env = engines.make(game, auto_reset=True, continuous=True)
   config = best_response.oracle_config("continuous_ppo")
   evaluator = functools.partial(
       best_response.approximate_exploitability, env, config=config,

@@ -29,7 +29,7 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -74,7 +74,7 @@ def run_one(algorithm: str, game_string: str, spec: str) -> list[dict]:
 
   try:
     best_response.train_best_response(
-        batched_poker.for_game(game, auto_reset=True), opponent,
+        engines.make(game, auto_reset=True), opponent,
         best_response.default_config(algorithm, _STEPS.value),
         steps=_STEPS.value, eval_every=_EVAL_EVERY.value, evaluator=evaluator,
         on_entry=record)
