@@ -50,7 +50,7 @@ def make(game: Union[str, pyspiel.Game], **options: Any) -> Any:
   game = pyspiel.load_game(game) if isinstance(game, str) else game
   name = game.get_type().short_name
   if name not in _FACTORIES:
-    raise ValueError(f"no batched engine plays {game}; engines are "
+    raise ValueError(f"no batched JAX engine plays {game}; engines are "
                      f"registered for {', '.join(registered_engines())}")
   factory = _FACTORIES[name]
   takes = list(inspect.signature(factory).parameters)[1:]

@@ -3,11 +3,11 @@
 For a game the tree engine walks (and for a game that copies the actions of
 one it walks, such as m-Clone Leduc with any number of clones, through its
 collapse onto that game's tree: `games/registry.py`'s `clones_of`),
-`ExactEvaluator`
-gives the exact value of a learned policy against an `Opponent` in each seat
-next to the exact best-response value: their difference is how far a learned
-best response is from a true one. A mixture opponent is evaluated as the
-behaviour policy that plays like it (`TreeSweeps.mixture_policy`).
+`ExactEvaluator` gives the exact value of a learned policy against an
+`Opponent` in each seat next to the exact best-response value: their
+difference is how far a learned best response is from a true one. A mixture
+opponent is evaluated as the behaviour policy that plays like it
+(`TreeSweeps.mixture_policy`).
 """
 
 from typing import Callable, NamedTuple, Optional
@@ -74,7 +74,7 @@ def _evaluation_sweeps(game: pyspiel.Game, max_nodes: int
                       ) -> tuple[int, sweeps_lib.TreeSweeps]:
   """(clones, the sweeps of the tree evaluations walk: the base game's for
   clones of one, else the game's)."""
-  clones, tree_game = _evaluation_game(game)
+  tree_game, clones = _evaluation_game(game)
   return clones, sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
                                                                 max_nodes))
 
@@ -100,12 +100,12 @@ class OpponentExploitability:
                                                       self.clones, opponent))
 
 
-def _evaluation_game(game: pyspiel.Game) -> tuple[int, pyspiel.Game]:
-  """(clones, the game evaluations walk): the base game, for a game that
-  copies each of its actions more than once (`registry.clones_of`), else
-  `game` itself."""
-  base, copies = registry.clones_of(game)
-  return (int(copies), base) if copies > 1 else (1, game)
+def _evaluation_game(game: pyspiel.Game) -> registry.Clones:
+  """The game evaluations walk and how many clones to collapse onto it: the
+  base game, for a game that copies each of its actions more than once
+  (`registry.clones_of`), else `game` itself."""
+  clones = registry.clones_of(game)
+  return clones if clones.copies > 1 else registry.Clones(game, 1)
 
 
 def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
@@ -115,7 +115,7 @@ def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
   game through that game, m-Clone Leduc through Leduc), or None for a game
   whose tree has more than `max_nodes` nodes (or that the tree engine cannot
   walk)."""
-  clones, base = _evaluation_game(game)
+  base, clones = _evaluation_game(game)
   if clones > 1:
     evaluator = policies.CloneEvaluator(base)
     return lambda policy: evaluator.exploitability(policy.logits_fn(), clones)

@@ -37,7 +37,7 @@ def test_make_builds_each_registered_games_engine(short_name):
 
 def test_an_unknown_game_is_refused_naming_the_registered_ones():
   with pytest.raises(ValueError, match=re.escape(
-      "no batched engine plays tic_tac_toe(); engines are registered for "
+      "no batched JAX engine plays tic_tac_toe(); engines are registered for "
       + ", ".join(sorted(GAMES)))):
     engines.make("tic_tac_toe")
 
