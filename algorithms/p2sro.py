@@ -52,7 +52,7 @@ import functools
 import os
 import pickle
 import time
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, Mapping, NamedTuple, Optional
 
 import jax
 import numpy as np
@@ -150,6 +150,7 @@ class Task(NamedTuple):
   weights: np.ndarray  # Their mixture.
   steps: int
   compilation_cache: str  # JAX's persistent cache, shared by the workers.
+  engine_options: tuple[tuple[str, Any], ...]  # Of `engine`, as items.
 
 
 class Trained(NamedTuple):
@@ -160,14 +161,17 @@ class Trained(NamedTuple):
   episodes: int  # How many games ended during the task.
 
 
-def engine(game: pyspiel.Game, config: Any = None) -> Any:
+def engine(game: pyspiel.Game, config: Any = None, **options: Any) -> Any:
   """The JAX engine learners of `game` train on (auto-reset; continuous
-  actions for a continuous PPO `config`).
+  actions for a continuous PPO `config`; the engine's `options`).
 
   Raises:
-    ValueError: no JAX engine plays `game`, so no learned oracle can.
+    ValueError: no JAX engine plays `game`, so no learned oracle can, or
+      not with these options.
   """
-  return engines.for_game(game, continuous=is_continuous(config))
+  if is_continuous(config):
+    options["continuous"] = True
+  return engines.make(game, auto_reset=True, **options)
 
 
 def is_continuous(config: Any) -> bool:
@@ -179,8 +183,8 @@ class _Trainer:
   """A worker's learner and jitted training for one game and config."""
 
   def __init__(self, game: str, config: best_response.AnyConfig,
-               num_envs: int):
-    self.env = engine(pyspiel.load_game(game), config)
+               num_envs: int, engine_options: tuple[tuple[str, Any], ...]):
+    self.env = engine(pyspiel.load_game(game), config, **dict(engine_options))
     probe = best_response.make_learner(
         config, versus_lib.VersusEnv(self.env, opponents.uniform()),
         num_envs)
@@ -208,15 +212,16 @@ class _Trainer:
 
 
 @functools.lru_cache(maxsize=2)
-def _trainer(game: str, config: best_response.AnyConfig,
-             num_envs: int) -> _Trainer:
-  return _Trainer(game, config, num_envs)
+def _trainer(game: str, config: best_response.AnyConfig, num_envs: int,
+             engine_options: tuple[tuple[str, Any], ...] = ()) -> _Trainer:
+  return _Trainer(game, config, num_envs, engine_options)
 
 
 def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
   learner_lib.share_compilations(task.compilation_cache)
-  trainer = _trainer(task.game, task.config, task.num_envs)
+  trainer = _trainer(task.game, task.config, task.num_envs,
+                     task.engine_options)
   if task.start is not None:
     carry = checkpoints.restore(task.start, trainer.record).tree
   else:
@@ -264,13 +269,18 @@ class Pipeline:
       payoffs from sampled games and the exploitability from
       `evaluator(meta-Nash opponent)` (say the approximate exploitability;
       called again only when the meta-Nash changes), or none with None.
+    engine_options: options of the game's engine the learners train on
+      (`engines.make`), such as how Stratego's learners see it.
   """
 
   def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
                settings: Settings, directory: str,
                make_executor: Callable[[], executors.Executor],
-               evaluator: Any = best_response.EXACT):
-    engine(game, config)  # Refuses a game no learner can play, naming it.
+               evaluator: Any = best_response.EXACT,
+               engine_options: Optional[Mapping[str, Any]] = None):
+    self._engine_options = tuple(sorted((engine_options or {}).items()))
+    # Refuses a game no learner can play, naming it.
+    engine(game, config, **dict(self._engine_options))
     self.game, self.config, self.settings = game, config, settings
     self.directory = directory
     self._make_executor = make_executor
@@ -278,8 +288,11 @@ class Pipeline:
                     **dataclasses.asdict(config),
                     **{f"run_{k}": v for k, v in
                        dataclasses.asdict(settings).items()},
-                    "exact_payoffs": evaluator == best_response.EXACT}
-    self._trainer = _trainer(str(game), config, settings.num_envs)
+                    "exact_payoffs": evaluator == best_response.EXACT,
+                    **{f"engine_{name}": value
+                       for name, value in self._engine_options}}
+    self._trainer = _trainer(str(game), config, settings.num_envs,
+                             self._engine_options)
     self._evaluator = evaluator
     self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
@@ -377,7 +390,8 @@ class Pipeline:
                              f"{active.name}.round_{len(self.log) + 1}.pkl"),
                 jax.tree.map(lambda *x: np.stack(x), *members), weights,
                 self.settings.chunk_steps,
-                os.path.join(self.directory, "compilation_cache"))
+                os.path.join(self.directory, "compilation_cache"),
+                self._engine_options)
 
   # Running the tasks.
 

@@ -31,7 +31,7 @@ from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.experiments import learner_configs
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -76,7 +76,7 @@ def run_one(algorithm: str, game_string: str, spec: str) -> list[dict]:
 
   try:
     best_response.train_best_response(
-        batched_poker.for_game(game, auto_reset=True), opponent,
+        engines.make(game, auto_reset=True), opponent,
         learner_configs.best_response_config(algorithm, _STEPS.value),
         steps=_STEPS.value, eval_every=_EVAL_EVERY.value, evaluator=evaluator,
         on_entry=record)

@@ -43,7 +43,7 @@ from open_spiel.python.jax import nfsp as openspiel_nfsp
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.tree import game_tree
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -144,7 +144,7 @@ class _Done(Exception):
 def run_ours(game: pyspiel.Game, reach: Optional[float]) -> list[dict]:
   """Ours for the budget, then on until it reaches `reach` (at most the
   factor times the budget)."""
-  env = batched_poker.for_game(game, auto_reset=True)
+  env = engines.make(game, auto_reset=True)
   steps_per_eval = max(
       int(_EVAL_EVERY.value * DECISIONS_PER_GAME / _NUM_ENVS.value), 1)
   curve = []

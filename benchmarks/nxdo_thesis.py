@@ -119,7 +119,7 @@ def _setup(game: pyspiel.Game) -> Setup:
   if game.get_type().short_name != "loss_game":
     return Setup(recipe, recipe.env, None)
   params = game.get_parameters()
-  return Setup(recipe, engines.for_game(game),
+  return Setup(recipe, engines.make(game, auto_reset=True),
                lambda policy: batched_loss_game.binned_opponent(
                    policy.as_opponent(), params["bins"], params["dims"]))
 
@@ -366,7 +366,7 @@ def main(argv: Sequence[str]) -> None:
   for game_string in _GAMES.value:
     game = cli.load_game(game_string, "games")
     with cli.user_input("games"):
-      engines.for_game(game)
+      engines.make(game)
     methods = _methods(game)
     results = {method: [] for method in methods}
     for seed in range(_SEEDS.value):

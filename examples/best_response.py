@@ -25,7 +25,7 @@ from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.experiments import learner_configs
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -85,7 +85,7 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   game = cli.load_game(_GAME.value)
   with cli.user_input("game"):
-    env = batched_poker.for_game(game, auto_reset=True)
+    env = engines.make(game, auto_reset=True)
   with cli.user_input("opponent"):
     opponent = opponents.from_spec(_OPPONENT.value, game)
   evaluator = _evaluator(game, opponent)

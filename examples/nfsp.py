@@ -21,7 +21,7 @@ from absl import flags
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
-from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games import engines
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
@@ -69,7 +69,7 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   game = cli.load_game(_GAME.value)
   with cli.user_input("game"):
-    env = batched_poker.for_game(game, auto_reset=True)
+    env = engines.make(game, auto_reset=True)
   config = _config()
   output_dir = _OUTPUT_DIR.value
   checkpoint = os.path.join(output_dir, "checkpoint.pkl")

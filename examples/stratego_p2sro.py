@@ -4,20 +4,21 @@ trained on the batched engine, measured against the scripted bots.
   python -m open_spiel_ext.examples.stratego_p2sro --max_minutes=240 \
       --output_dir=/tmp/stratego_p2sro
 
-Learners are PPO with the Stratego network (`rl/networks.py`,
-"stratego_conv"), one network for both seats in their own frame, placing
-their pieces as actions, with material shaping that sums to 0 over a game
-(`games/engines.py`); P2SRO (`algorithms/p2sro.py`, symmetric) runs them on
-the executors and fills the payoff table from sampled games. Each round
-prints the learners' mean returns; each fixed policy prints its payoff
-against the meta-Nash it was trained against (the thesis's Fig. 3.4
-quantity) and the meta-Nash's win rates against every bot
-(`algorithms/stratego/bots.py`, seats alternated, Wilson 95% intervals).
-Writes under --output_dir: metrics.jsonl (rounds), bots.jsonl (win rates
-per population), population/ (the run's checkpoints; the same command
-resumes), population.npz (the meta-Nash mixture, the file the package
-ships as `agents.shipped_path()`), best_responses.png and win_rates.png.
---max_minutes bounds the rounds' wall time over every resumed run.
+Learners are PPO with the Stratego network ("stratego_conv",
+`algorithms/stratego/network.py`), one network for both seats in their own
+frame, placing their pieces as actions, with material shaping that sums to 0
+over a game (`algorithms/stratego/learners.py`); P2SRO
+(`algorithms/p2sro.py`, symmetric) runs them on the executors and fills the
+payoff table from sampled games. Each round prints the learners' mean
+returns; each fixed policy prints its payoff against the meta-Nash it was
+trained against (the thesis's Fig. 3.4 quantity) and the meta-Nash's win
+rates against every bot (`algorithms/stratego/bots.py`, seats alternated,
+Wilson 95% intervals). Writes under --output_dir: metrics.jsonl (rounds),
+bots.jsonl (win rates per population), population/ (the run's checkpoints;
+the same command resumes), population.npz (the meta-Nash mixture, the file
+the package ships as `agents.shipped_path()`), best_responses.png and
+win_rates.png. --max_minutes bounds the rounds' wall time over every resumed
+run.
 """
 
 import dataclasses
@@ -36,6 +37,7 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
+from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -181,7 +183,8 @@ def main(argv: Sequence[str]) -> None:
   print(f"P2SRO on {game}: {dataclasses.asdict(settings)}, {config}")
   with cli.user_input():
     pipeline = p2sro.Pipeline(game, config, settings, directory,
-                              cli.executor_from_flags, evaluator=None)
+                              cli.executor_from_flags, evaluator=None,
+                              engine_options=learners.ENGINE_OPTIONS)
   evaluations = [r for r in (reporting.read_json_lines(bots_path) if
                              os.path.exists(bots_path) else [])
                  if r["population"] <= len(pipeline.population)]

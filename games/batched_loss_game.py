@@ -3,7 +3,8 @@
 `TurnBasedLossGame(game)` plays the game made turn-based
 (`turn_based_simultaneous_game(game=loss_game(...))`: player 0 moves, then
 player 1 without seeing that move, then the step is applied) and meets the
-contract of `games/batched.py`. Its observations are that pyspiel game's
+contract of `games/batched.py`; `engines.make` builds it for `loss_game` and
+its turn-based form. Its observations are that pyspiel game's
 information-state tensors: the player to move and the observer (one-hot
 each), then the Loss Game's tensor (steps taken one-hot, x, L(x)).
 
@@ -22,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.games import batched
+from open_spiel_ext.games import engines
 from open_spiel_ext.games import loss_game
 import pyspiel
 
@@ -175,3 +177,7 @@ def binned_opponent(opponent: Any, bins: int, dims: int) -> Any:
     return loss_game.binned_action(bins_chosen, bins, dims, jnp)
 
   return opponent._replace(act=act)
+
+
+for _short_name in ("loss_game", "turn_based_simultaneous_game"):
+  engines.register(_short_name, TurnBasedLossGame)

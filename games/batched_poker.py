@@ -4,7 +4,8 @@ For learners that play many poker games at once (best responses, NFSP,
 NXDO): `kuhn_poker()` and `leduc_poker(clones)` meet the contract of
 `games/batched.py`, and `tests/games/batched_poker_test.py` checks, move by move
 over thousands of random games, that they agree with OpenSpiel's
-`kuhn_poker`, `leduc_poker` and the plugin's `xdo_clone_leduc`.
+`kuhn_poker`, `leduc_poker` and the plugin's `xdo_clone_leduc`, the games
+they are registered for (`engines.make`).
 
 Both games are two-player limit poker with an ante of one chip, so one engine
 plays both from a table of rules (`PokerRules`). Each action is read as one
@@ -30,6 +31,7 @@ import numpy as np
 from open_spiel_ext.games import batched
 # Registers xdo_clone_leduc, the rules reference for more than one clone.
 from open_spiel_ext.games import clone_leduc  # pylint: disable=unused-import
+from open_spiel_ext.games import engines
 import pyspiel
 
 FOLD, CALL, RAISE = 0, 1, 2  # The moves, numbered as Leduc's actions.
@@ -326,23 +328,23 @@ def leduc_poker(clones: int = 1, auto_reset: bool = False) -> BatchedPoker:
                       auto_reset=auto_reset)
 
 
-def for_game(game: pyspiel.Game, auto_reset: bool = False) -> BatchedPoker:
-  """The engine of `game`: `kuhn_poker`, `leduc_poker` or
-  `xdo_clone_leduc(clones=m)`, with their default rules otherwise.
+def _engine_of(game: pyspiel.Game, auto_reset: bool = False) -> BatchedPoker:
+  """The engine of `game` (kuhn_poker, leduc_poker or
+  xdo_clone_leduc(clones=m), with their default rules otherwise), as
+  `engines.make` builds it.
 
   Raises:
-    ValueError: no JAX engine plays `game`.
+    ValueError: `game` has other rules.
   """
-  name = game.get_type().short_name
-  engines = {"kuhn_poker": kuhn_poker, "leduc_poker": leduc_poker}
-  if name == "xdo_clone_leduc":
-    engine = leduc_poker(int(game.get_parameters()["clones"]), auto_reset)
-  elif name in engines:
-    engine = engines[name](auto_reset=auto_reset)
-  else:
-    engine = None
-  if engine is None or str(engine.game) != str(game):
+  engine = (kuhn_poker(auto_reset) if game.get_type().short_name == "kuhn_poker"
+            else leduc_poker(int(game.get_parameters().get("clones", 1)),
+                             auto_reset))
+  if str(engine.game) != str(game):
     raise ValueError(f"no batched JAX engine plays {game}; there are engines "
                      "for kuhn_poker, leduc_poker and "
                      "xdo_clone_leduc(clones=m) with their default rules")
   return engine
+
+
+for _short_name in ("kuhn_poker", "leduc_poker", "xdo_clone_leduc"):
+  engines.register(_short_name, _engine_of)

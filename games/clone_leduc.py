@@ -5,7 +5,9 @@ is base action `a % 3` (0 fold, 1 call, 2 raise) played through clone `a // 3`.
 Chance outcomes are Leduc's. Clones are indistinguishable to both players, so
 information-state and observation strings and tensors are exactly Leduc's (936
 information states for any number of clones), while the number of histories
-grows with every cloned decision (9,457 for one clone, 468,517 for two).
+grows with every cloned decision (9,457 for one clone, 468,517 for two): the
+game registers itself as Leduc's clones (`registry.register_clones`), so that
+exact evaluations walk Leduc's tree.
 The rules are OpenSpiel's C++ `leduc_poker` state.
 """
 
@@ -77,4 +79,9 @@ class CloneLeducState(wrapped.WrappedState):
     return f"{self.inner}Clone indices: {' '.join(clone_indices)}"
 
 
+def _clones_of(game: CloneLeducGame) -> registry.Clones:
+  return registry.Clones(_LEDUC, game.get_parameters()["clones"])
+
+
 registry.register(_GAME_TYPE, CloneLeducGame)
+registry.register_clones(_GAME_TYPE.short_name, _clones_of)

@@ -1,36 +1,62 @@
-"""The JAX engine of a game, for the learners: one lookup for every game
-that has one (`games/batched_poker.py`, `games/batched_loss_game.py`,
-`games/stratego/env.py`)."""
+"""The batched engines by game, pgx-style: `make(game, **options)`.
 
-from typing import Any
+Each engine registers the games it plays next to itself
+(`games/batched_poker.py`, `games/batched_loss_game.py`,
+`games/stratego/env.py`, `games/hanabi/engine.py`), and importing
+`open_spiel_ext` imports them all (`games/__init__.py`), as it registers the
+games with pyspiel. A factory takes the pyspiel game and the options its
+engine has, with the engine's defaults: `auto_reset` (every engine), the
+Loss Game's `continuous`, Stratego's `relative_actions` and
+`material_shaping` (how learners see it; their choices live with the
+learners).
+"""
 
-from open_spiel_ext.games import batched_loss_game
-from open_spiel_ext.games import batched_poker
-from open_spiel_ext.games.stratego import env as stratego_env
-from open_spiel_ext.games.stratego import game as stratego_game
+import inspect
+from typing import Any, Callable, Union
+
 import pyspiel
 
-_LOSS_GAMES = ("loss_game", "turn_based_simultaneous_game")
-# Stratego's learners see actions in their own frame (one network plays
-# either seat) and material shaping whose sum over a game is 0
-# (`games/stratego/env.py`), so returns are still the games' results.
-STRATEGO_MATERIAL_SHAPING = 1.0
+# (game, **options) -> the batched engine of `game` (`games/batched.py`).
+Factory = Callable[..., Any]
+
+_FACTORIES: dict[str, Factory] = {}
 
 
-def for_game(game: pyspiel.Game, auto_reset: bool = True,
-             continuous: bool = False) -> Any:
-  """The engine of `game` (poker: Kuhn, Leduc, m-Clone Leduc; the Loss Game,
-  turn-based, binned or with `continuous` actions; Stratego).
+def register(short_name: str, factory: Factory) -> None:
+  """Makes `make` build the games named `short_name` with `factory`.
 
   Raises:
-    ValueError: no JAX engine plays `game`, or not with continuous actions.
+    ValueError: an engine is registered for `short_name` already.
   """
-  if game.get_type().short_name in _LOSS_GAMES:
-    return batched_loss_game.TurnBasedLossGame(game, auto_reset, continuous)
-  if continuous:
-    raise ValueError(f"{game} has discrete actions; continuous actions are "
-                     "the Loss Game's")
-  if isinstance(game, stratego_game.StrategoGame):
-    return stratego_env.StrategoEnv(game, auto_reset, relative_actions=True,
-                                    material_shaping=STRATEGO_MATERIAL_SHAPING)
-  return batched_poker.for_game(game, auto_reset)
+  if short_name in _FACTORIES:
+    raise ValueError(f"a batched engine is registered for {short_name} "
+                     f"already: {_FACTORIES[short_name]}")
+  _FACTORIES[short_name] = factory
+
+
+def registered_engines() -> list[str]:
+  """The short names of the games `make` builds an engine of, sorted."""
+  return sorted(_FACTORIES)
+
+
+def make(game: Union[str, pyspiel.Game], **options: Any) -> Any:
+  """The batched engine of `game` (a pyspiel game or a game string), made
+  with `options` (the engine's defaults for the others).
+
+  Raises:
+    ValueError: no engine is registered for `game`, its engine takes no
+      option of that name, or it does not play the game's parameters.
+  """
+  game = pyspiel.load_game(game) if isinstance(game, str) else game
+  name = game.get_type().short_name
+  if name not in _FACTORIES:
+    raise ValueError(f"no batched JAX engine plays {game}; engines are "
+                     f"registered for {', '.join(registered_engines())}")
+  factory = _FACTORIES[name]
+  takes = list(inspect.signature(factory).parameters)[1:]
+  unknown = sorted(set(options) - set(takes))
+  if unknown:
+    raise ValueError(f"the engine of {name} takes no option "
+                     f"{', '.join(unknown)}; its options are "
+                     f"{', '.join(takes)}")
+  return factory(game, **options)

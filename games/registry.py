@@ -1,6 +1,8 @@
-"""Registers the plugin's games with pyspiel and remembers their short names."""
+"""Registers the plugin's games with pyspiel and remembers their short names,
+and the facts about a game that let algorithms evaluate it on a smaller one
+(`register_clones`)."""
 
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import pyspiel
 
@@ -59,3 +61,37 @@ def two_player_zero_sum_type(
       provides_factored_observation_string=(
           provides_factored_observation_string),
       parameter_specification=parameter_specification)
+
+
+class Clones(NamedTuple):
+  """A game as `base` with each player action copied `copies` times: action
+  a is `base`'s action a % A through copy a // A (A, `base`'s action count),
+  chance is `base`'s, and copies are indistinguishable (information states
+  and their tensors are `base`'s). A policy then plays like the `base`
+  policy giving each action its copies' summed probability, with the same
+  values and exploitability, so exact evaluations walk `base`'s tree."""
+  base: pyspiel.Game
+  copies: int
+
+
+_CLONES: dict[str, Callable[[pyspiel.Game], Clones]] = {}
+
+
+def register_clones(short_name: str,
+                    clones_of: Callable[[pyspiel.Game], Clones]) -> None:
+  """Records that the games named `short_name` copy the actions of a smaller
+  game: `clones_of(game)` says which, and how many times.
+
+  Raises:
+    ValueError: `short_name`'s clones are registered already.
+  """
+  if short_name in _CLONES:
+    raise ValueError(f"the clones of {short_name} are registered already")
+  _CLONES[short_name] = clones_of
+
+
+def clones_of(game: pyspiel.Game) -> Clones:
+  """The game `game` copies the actions of, and how many times: the
+  registered facts, or `game` itself once."""
+  clones = _CLONES.get(game.get_type().short_name)
+  return Clones(game, 1) if clones is None else clones(game)

@@ -89,7 +89,7 @@ def _tree_inputs(tree: game_tree_lib.GameTree,
 
 
 def _collapsed(table: np.ndarray, clones: int) -> np.ndarray:
-  return policies.collapse_clones(table) if clones > 1 else table
+  return policies.collapse_clones(table, clones) if clones > 1 else table
 
 
 def restricted_exploitability(

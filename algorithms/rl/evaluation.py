@@ -1,11 +1,13 @@
 """Exact values of learned policies against a fixed opponent.
 
-For a game the tree engine walks (and for m-Clone Leduc, through its
-collapse onto Leduc's tree, for any number of clones), `ExactEvaluator`
-gives the exact value of a learned policy against an `Opponent` in each seat
-next to the exact best-response value: their difference is how far a learned
-best response is from a true one. A mixture opponent is evaluated as the
-behaviour policy that plays like it (`TreeSweeps.mixture_policy`).
+For a game the tree engine walks (and for a game that copies the actions of
+one it walks, such as m-Clone Leduc with any number of clones, through its
+collapse onto that game's tree: `games/registry.py`'s `clones_of`),
+`ExactEvaluator` gives the exact value of a learned policy against an
+`Opponent` in each seat next to the exact best-response value: their
+difference is how far a learned best response is from a true one. A mixture
+opponent is evaluated as the behaviour policy that plays like it
+(`TreeSweeps.mixture_policy`).
 """
 
 from typing import Callable, NamedTuple, Optional
@@ -19,6 +21,7 @@ from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 from open_spiel_ext.algorithms.tree import policies as tree_policies
 from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
+from open_spiel_ext.games import registry
 import pyspiel
 
 
@@ -35,8 +38,8 @@ class Evaluation(NamedTuple):
 
 
 class ExactEvaluator:
-  """Exact values against one opponent on a tree-sized game (or m-Clone
-  Leduc, collapsed onto Leduc)."""
+  """Exact values against one opponent on a tree-sized game (or on clones of
+  one, collapsed onto it)."""
 
   def __init__(self, game: pyspiel.Game, opponent: opponents_lib.Opponent,
                max_nodes: int = 10**6):
@@ -52,7 +55,8 @@ class ExactEvaluator:
     tree = self.sweeps.tree
     legal = np.tile(tree.legal, self.clones)
     array = policies.tabulate(tree, policy.logits_fn(), legal)
-    return policies.collapse_clones(array) if self.clones > 1 else array
+    return (policies.collapse_clones(array, self.clones) if self.clones > 1
+            else array)
 
   def __call__(self, policy: learner_lib.LearnedPolicy) -> Evaluation:
     learned = self.policy_array(policy)
@@ -68,10 +72,9 @@ class ExactEvaluator:
 
 def _evaluation_sweeps(game: pyspiel.Game, max_nodes: int
                       ) -> tuple[int, sweeps_lib.TreeSweeps]:
-  """(clones, the sweeps of the tree evaluations walk: Leduc's for m-Clone
-  Leduc, else the game's)."""
-  clones = _clones(game)
-  tree_game = pyspiel.load_game("leduc_poker") if clones > 1 else game
+  """(clones, the sweeps of the tree evaluations walk: the base game's for
+  clones of one, else the game's)."""
+  tree_game, clones = _evaluation_game(game)
   return clones, sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
                                                                 max_nodes))
 
@@ -97,21 +100,24 @@ class OpponentExploitability:
                                                       self.clones, opponent))
 
 
-def _clones(game: pyspiel.Game) -> int:
-  if game.get_type().short_name == "xdo_clone_leduc":
-    return int(game.get_parameters()["clones"])
-  return 1
+def _evaluation_game(game: pyspiel.Game) -> registry.Clones:
+  """The game evaluations walk and how many clones to collapse onto it: the
+  base game, for a game that copies each of its actions more than once
+  (`registry.clones_of`), else `game` itself."""
+  clones = registry.clones_of(game)
+  return clones if clones.copies > 1 else registry.Clones(game, 1)
 
 
 def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
                      ) -> Optional[Callable[[learner_lib.LearnedPolicy],
                                             float]]:
-  """The exact exploitability of learned policies of `game` (m-Clone Leduc
-  through Leduc), or None for a game whose tree has more than
-  `max_nodes` nodes (or that the tree engine cannot walk)."""
-  clones = _clones(game)
+  """The exact exploitability of learned policies of `game` (clones of a
+  game through that game, m-Clone Leduc through Leduc), or None for a game
+  whose tree has more than `max_nodes` nodes (or that the tree engine cannot
+  walk)."""
+  base, clones = _evaluation_game(game)
   if clones > 1:
-    evaluator = policies.CloneLeducEvaluator()
+    evaluator = policies.CloneEvaluator(base)
     return lambda policy: evaluator.exploitability(policy.logits_fn(), clones)
   try:
     tree = game_tree_lib.build_tree(game, max_nodes)

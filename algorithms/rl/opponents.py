@@ -59,9 +59,9 @@ class Opponent(NamedTuple):
     params: its pytree of parameters.
     weights: [members] the mixture's weights ([1.0] if not a mixture).
     members_table: (tree, clones) -> [members, infosets, actions] each
-      member's policy as policy arrays of the tree engine; for m-Clone Leduc
-      (clones = m > 1) the tree is Leduc's and the policies are collapsed
-      onto it (`policies.collapse_clones`).
+      member's policy as policy arrays of the tree engine; for clones of a
+      game (clones > 1, such as m-Clone Leduc) the tree is that game's and
+      the policies are collapsed onto it (`policies.collapse_clones`).
   """
   act: ActFn
   params: Any
@@ -144,8 +144,8 @@ def network(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
             np.asarray(apply_fn(jax.tree.map(lambda x: x[m], stacked),
                                 tensors), np.float64), legal)
         for m in range(len(weights))]
-    return policies.collapse_clones(np.stack(members)) if clones > 1 else (
-        np.stack(members))
+    return policies.collapse_clones(np.stack(members), clones) if (
+        clones > 1) else np.stack(members)
 
   return Opponent(_memoized(("network", apply_fn), act), stacked, weights,
                   members_table)

@@ -10,13 +10,14 @@ information state: the result is a policy array of the `GameTree`, so
 `TreeSweeps` gives exact best-response values and exploitability (and
 `tree.policies.to_tabular` an OpenSpiel `TabularPolicy`).
 
-m-Clone Leduc's tree outgrows memory long before m = 20, but its clones are
-indistinguishable: its information states, and their tensors, are Leduc's,
-and a cloned policy plays like the Leduc policy that gives each base action
-the summed probability of its clones. Best responses need only one clone of
-each base action, so the two have the same exploitability;
-`clone_leduc_exploitability` computes it on Leduc's 936 information states
-for any m.
+A game that copies each action of a smaller one (`games/registry.py`'s
+`Clones`, such as m-Clone Leduc of Leduc poker, whose tree outgrows memory
+long before m = 20) has the smaller game's information states and tensors,
+and a cloned policy plays like the policy of the smaller game that gives
+each base action the summed probability of its copies (`collapse_clones`).
+Best responses need only one copy of each base action, so the two have the
+same exploitability: `CloneEvaluator` computes it on the smaller game's
+tree (Leduc's 936 information states) for any number of copies.
 """
 
 from typing import Callable, Optional, Sequence
@@ -31,7 +32,6 @@ import pyspiel
 
 # [B, *tensor shape] information-state tensors, [B] players -> [B, actions].
 LogitsFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
-NUM_BASE_ACTIONS = 3  # Leduc's fold, call, raise.
 
 
 class NetworkPolicy(policy_lib.Policy):
@@ -95,33 +95,37 @@ def tabulate(tree: game_tree_lib.GameTree, logits_fn: LogitsFn,
                         tree.infoset_player, legal)
 
 
-def collapse_clones(policy: np.ndarray) -> np.ndarray:
-  """[..., 3m] m-Clone Leduc probabilities -> [..., 3] Leduc ones, summing
-  each base action's clones (action a is base a % 3 of clone a // 3)."""
-  clones = policy.shape[-1] // NUM_BASE_ACTIONS
+def collapse_clones(policy: np.ndarray, clones: int) -> np.ndarray:
+  """[..., clones · A] probabilities of a game whose actions are `clones`
+  copies of a base game's A -> [..., A] the base game's, summing each base
+  action's copies (action a is base a % A of copy a // A)."""
+  base_actions = policy.shape[-1] // clones
   return policy.reshape(policy.shape[:-1] +
-                        (clones, NUM_BASE_ACTIONS)).sum(axis=-2)
+                        (clones, base_actions)).sum(axis=-2)
 
 
-class CloneLeducEvaluator:
-  """Exact exploitability of m-Clone Leduc network policies, for any m, on
-  Leduc's tree (built once)."""
+class CloneEvaluator:
+  """Exact exploitability of network policies of a game that copies the
+  actions of `base_game` (`games/registry.py`'s `Clones`), for any number of
+  copies, on the tree of `base_game` (built once)."""
 
-  def __init__(self):
-    self.sweeps = sweeps_lib.TreeSweeps(
-        game_tree_lib.build_tree(pyspiel.load_game("leduc_poker")))
+  def __init__(self, base_game: pyspiel.Game):
+    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(base_game))
     self._tensors = infoset_tensors(self.sweeps.tree)
 
   def collapsed_policy(self, logits_fn: LogitsFn, clones: int) -> np.ndarray:
-    """[Leduc infosets, 3] the Leduc policy a cloned network plays."""
+    """[base infosets, base actions] the base policy a cloned network
+    plays."""
     if clones < 1:
       raise ValueError(f"clones must be >= 1, got clones={clones}")
     tree = self.sweeps.tree
     cloned_legal = np.tile(tree.legal, clones)
     return collapse_clones(_probabilities(logits_fn, self._tensors,
-                                          tree.infoset_player, cloned_legal))
+                                          tree.infoset_player, cloned_legal),
+                           clones)
 
   def exploitability(self, logits_fn: LogitsFn, clones: int) -> float:
-    """The cloned policy's exploitability in m-Clone Leduc."""
+    """The cloned policy's exploitability in the game with `clones`
+    copies."""
     return self.sweeps.exploitability(self.collapsed_policy(logits_fn,
                                                             clones))

@@ -68,7 +68,7 @@ _HALF_LOG_2_PI_E = 0.5 * math.log(2 * math.pi * math.e)
 class Config:
   """PPO's settings."""
   hidden_sizes: tuple[int, ...] = (128, 128)  # Of each network.
-  network: str = "mlp"  # A name of networks.NETWORKS.
+  network: str = "mlp"  # A name of networks.registered_networks().
   learning_rate: float = 1e-3
   rollout_length: int = 32  # Batched steps per rollout.
   epochs: int = 4  # Passes over each rollout.

@@ -22,7 +22,8 @@ instead of the 4,300 · 100 · C of a dense head, and it is
 translation-equivariant as the moves are. Value head (`num_outputs=1`): a 1×1 convolution to 4
 channels, flattened, a dense ReLU layer of `widths[-1]` and a linear output.
 With `with_value`, one network carries both heads on one trunk (PPO's
-`shared_trunk`).
+`shared_trunk`). Learners' configs name it "stratego_conv" (registered here,
+`rl/networks.py`).
 """
 
 import functools
@@ -33,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel_ext.algorithms.rl import networks
 from open_spiel_ext.games.stratego import rules as rules_lib
 
 _SQUARES = rules_lib.NUM_SQUARES
@@ -194,3 +196,20 @@ class StrategoNet(hk.Module):
     logits = jnp.concatenate([logits[..., :self._types],
                               logits[..., self._types:] + targets], -1)
     return to_actions(logits.reshape(x.shape[0], _SQUARES, -1), self._types)
+
+
+def _network(widths: Sequence[int], num_outputs: int,
+             name: str) -> hk.Transformed:
+  return hk.without_apply_rng(hk.transform(
+      lambda x: StrategoNet(widths, num_outputs, name=name)(x)))
+
+
+def _actor_critic(widths: Sequence[int], num_actions: int,
+                  name: str) -> hk.Transformed:
+  return hk.without_apply_rng(hk.transform(
+      lambda x: StrategoNet(widths, num_actions, name=name,
+                            with_value=True)(x)))
+
+
+networks.register("stratego_conv",
+                  networks.NetworkBuilders(_network, _actor_critic))

@@ -27,7 +27,8 @@ search take.
 
 The engine meets the batched contract of `games/batched.py`, with OpenSpiel's
 observation tensor as each player's `observation`; every game of a batch
-plays the same parameters. `init` shuffles a deck per key; `deal` starts
+plays the same parameters. `engines.make` builds it for a pyspiel `hanabi`
+game. `init` shuffles a deck per key; `deal` starts
 games from given decks.
 """
 
@@ -39,6 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.games import batched
+from open_spiel_ext.games import engines
 import pyspiel
 
 # HLE's parameters as pyspiel's `hanabi` takes them, with their defaults
@@ -532,8 +534,8 @@ def _split_keys(keys: jax.Array) -> tuple[jax.Array, jax.Array]:
   return pairs[:, 0], pairs[:, 1]
 
 
-def for_game(game: pyspiel.Game, auto_reset: bool = False) -> HanabiEngine:
-  """The engine of a pyspiel `hanabi` game."""
+def _engine_of(game: pyspiel.Game, auto_reset: bool = False) -> HanabiEngine:
+  """The engine of a pyspiel `hanabi` game, as `engines.make` builds it."""
   return HanabiEngine(Rules.from_game(game), auto_reset)
 
 
@@ -544,3 +546,5 @@ def decks_of(state: pyspiel.State) -> np.ndarray:
   return np.array([item.action for item in history
                    if item.player == pyspiel.PlayerId.CHANCE], np.int32)
 
+
+engines.register("hanabi", _engine_of)

@@ -22,7 +22,8 @@ capture is rewarded when it happens, yet the shaping of a game sums to
 best policies are unchanged). With `relative_actions=True` actions are also
 seen from the mover's side: player 1's legal mask and actions are turned
 180° as its observation is (`Rules.rotated_actions`), so that one network,
-seeing and acting in its own frame, plays either seat.
+seeing and acting in its own frame, plays either seat. Both are learners'
+choices, which pass them as options of `engines.make`.
 `tests/games/stratego/stratego_env_test.py` plays it in lockstep with the pyspiel game.
 """
 
@@ -33,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from open_spiel_ext.games import batched as contract
+from open_spiel_ext.games import engines
 from open_spiel_ext.games.stratego import batched
 from open_spiel_ext.games.stratego import game as game_lib
 from open_spiel_ext.games.stratego import rules as rules_lib
@@ -166,3 +168,7 @@ def _returns(winner: jax.Array) -> jax.Array:
   """[B, 2] +1 to the winner, −1 to the loser, 0 for a draw."""
   first = jnp.where(winner == 0, 1.0, jnp.where(winner == 1, -1.0, 0.0))
   return jnp.stack([first, -first], axis=-1)
+
+
+for _short_name in ("barrage_stratego", "stratego"):
+  engines.register(_short_name, StrategoEnv)

@@ -54,10 +54,10 @@ def recipe(game: pyspiel.Game, num_envs: int = 64) -> Recipe:
     ValueError: no JAX engine plays `game`.
   """
   if game.get_type().short_name != "loss_game":
-    return Recipe(engines.for_game(game),
+    return Recipe(engines.make(game, auto_reset=True),
                   learner_configs.oracle_config("ddqn"), 625, 3_125,
                   solvers.Schedule(min_steps=3_500), best_response.EXACT)
-  env = engines.for_game(game, continuous=True)
+  env = engines.make(game, auto_reset=True, continuous=True)
   config = learner_configs.oracle_config(learner_configs.CONTINUOUS_PPO)
   evaluator = functools.partial(
       best_response.approximate_exploitability, env, config=config,

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import conformance
+from open_spiel_ext.games import registry
 import pyspiel
 
 LEDUC_VALUE = -0.0856  # Player 0's value of Leduc poker (REFERENCE.md).
@@ -109,3 +110,12 @@ def test_one_clone_value_equals_leducs():
   assert exploitability < 1e-3
   assert value == pytest.approx(leduc_value, abs=1e-3)
   assert value == pytest.approx(LEDUC_VALUE, abs=1e-3)
+
+
+def test_clone_leduc_registers_itself_as_leducs_clones():
+  clones = registry.clones_of(pyspiel.load_game("xdo_clone_leduc(clones=3)"))
+  assert (str(clones.base), clones.copies) == ("leduc_poker()", 3)
+  kuhn = pyspiel.load_game("kuhn_poker")
+  assert registry.clones_of(kuhn) == (kuhn, 1)
+  with pytest.raises(ValueError, match="xdo_clone_leduc are registered"):
+    registry.register_clones("xdo_clone_leduc", registry.clones_of)

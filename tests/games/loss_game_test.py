@@ -158,14 +158,17 @@ def test_engines_refuse_bad_settings():
     state.apply_actions([4, 0])
 
 
-def test_engines_finds_each_games_engine():
+def test_make_finds_the_loss_games_engine_with_its_options():
   loss = pyspiel.load_game("loss_game(bins=3)")
-  binned = engines.for_game(loss)
-  continuous = engines.for_game(loss, continuous=True)
+  binned = engines.make(loss, auto_reset=True)
+  continuous = engines.make(loss, auto_reset=True, continuous=True)
   assert (binned.num_actions, continuous.num_actions) == (9, 2)
   assert binned.auto_reset and continuous.continuous
-  assert engines.for_game(pyspiel.load_game("kuhn_poker")).num_actions == 2
-  with pytest.raises(ValueError, match="continuous actions are the Loss"):
-    engines.for_game(pyspiel.load_game("kuhn_poker"), continuous=True)
-  with pytest.raises(ValueError, match="no batched JAX engine plays"):
-    engines.for_game(pyspiel.load_game("tic_tac_toe"))
+  turn_based = engines.make(pyspiel.convert_to_turn_based(loss))
+  assert turn_based.num_actions == 9 and not turn_based.auto_reset
+  assert engines.make(pyspiel.load_game("kuhn_poker")).num_actions == 2
+  with pytest.raises(ValueError, match="kuhn_poker takes no option "
+                     "continuous; its options are auto_reset"):
+    engines.make(pyspiel.load_game("kuhn_poker"), continuous=True)
+  with pytest.raises(ValueError, match="TurnBasedLossGame plays loss_game"):
+    engines.make("turn_based_simultaneous_game(game=oshi_zumo())")

@@ -7,7 +7,10 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.games import registry
 import pyspiel
+
+LEDUC = pyspiel.load_game("leduc_poker")
 
 
 def random_network(num_inputs: int, num_actions: int, seed: int):
@@ -58,17 +61,19 @@ def test_illegal_actions_get_no_probability():
 ])
 def test_collapsing_clones_keeps_the_exact_exploitability(clones):
   logits_fn = random_network(30, 3 * clones, seed=clones)
-  tree = game_tree.build_tree(
-      pyspiel.load_game(f"xdo_clone_leduc(clones={clones})"))
+  game = pyspiel.load_game(f"xdo_clone_leduc(clones={clones})")
+  tree = game_tree.build_tree(game)
   full = sweeps.TreeSweeps(tree).exploitability(policies.tabulate(tree,
                                                                   logits_fn))
-  collapsed = policies.CloneLeducEvaluator().exploitability(logits_fn, clones)
+  base, copies = registry.clones_of(game)
+  assert (str(base), copies) == ("leduc_poker()", clones)
+  collapsed = policies.CloneEvaluator(base).exploitability(logits_fn, copies)
   assert collapsed == pytest.approx(full, abs=1e-9)
   assert full > 0.05
 
 
 def test_twenty_clones_are_evaluated_exactly_on_leducs_tree():
-  evaluator = policies.CloneLeducEvaluator()
+  evaluator = policies.CloneEvaluator(LEDUC)
   # Clone c of each base action gets its own logit: the collapsed policy is
   # the softmax summed per base action.
   logits_fn = random_network(30, 60, seed=20)
@@ -87,4 +92,4 @@ def test_bad_inputs_are_named():
   with pytest.raises(ValueError, match=r"logits of shape \(12, 3\)"):
     policies.tabulate(tree, random_network(11, 3, 0))
   with pytest.raises(ValueError, match="clones=0"):
-    policies.CloneLeducEvaluator().exploitability(random_network(30, 3, 0), 0)
+    policies.CloneEvaluator(LEDUC).exploitability(random_network(30, 3, 0), 0)

@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import networks
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import ppo
+from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.algorithms.stratego import network
-from open_spiel_ext.games import engines
 from open_spiel_ext.games.stratego import env as env_lib
+from open_spiel_ext.utils import executors
 from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
 
@@ -91,9 +93,17 @@ def test_material_shaping_sums_to_each_games_result():
 
 
 def test_learners_see_stratego_in_their_own_frame_with_shaping():
-  env = engines.for_game(pyspiel.load_game("barrage_stratego"))
+  env = p2sro.engine(pyspiel.load_game("barrage_stratego"),
+                     **learners.ENGINE_OPTIONS)
   assert env.auto_reset and env.relative_actions
-  assert env.material_shaping == engines.STRATEGO_MATERIAL_SHAPING > 0
+  assert env.material_shaping == learners.MATERIAL_SHAPING > 0
+
+
+def test_a_fresh_process_finds_the_stratego_network_by_name():
+  # A spawned worker (P2SRO's learners) or a restored checkpoint names the
+  # network before anything has imported the module that registers it.
+  assert "stratego_conv" in executors.in_fresh_process(
+      networks.registered_networks)
 
 
 def test_bad_network_settings_are_refused():

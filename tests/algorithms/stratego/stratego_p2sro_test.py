@@ -13,6 +13,7 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
+from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -34,7 +35,8 @@ def pool_fixture():
 
 def _run(directory, pool, rounds):
   pipeline = p2sro.Pipeline(GAME, CONFIG, SETTINGS, str(directory),
-                            lambda: pool, evaluator=None)
+                            lambda: pool, evaluator=None,
+                            engine_options=learners.ENGINE_OPTIONS)
   while len(pipeline.log) < rounds:
     pipeline.step()
   return pipeline

@@ -4,6 +4,7 @@ import jax
 import numpy as np
 import pytest
 
+from open_spiel_ext.games import engines
 from open_spiel_ext.games.hanabi import engine as engine_lib
 import pyspiel
 
@@ -188,7 +189,7 @@ def test_bad_rules_are_refused_before_pyspiel_sees_them(parameters, message):
 def test_rules_of_pyspiel_games_and_presets():
   game = pyspiel.load_game("hanabi", {"players": 2, "hand_size": 6})
   assert engine_lib.Rules.from_game(game) == SETTINGS["six_cards"]
-  engine = engine_lib.for_game(game)
+  engine = engines.make(game)
   assert engine.observation_shape == tuple(game.observation_tensor_shape())
   assert engine.num_actions == game.num_distinct_actions()
   with pytest.raises(ValueError, match="observation_type='card_knowledge'"):
