@@ -23,7 +23,8 @@ best policies are unchanged). With `relative_actions=True` actions are also
 seen from the mover's side: player 1's legal mask and actions are turned
 180° as its observation is (`Rules.rotated_actions`), so that one network,
 seeing and acting in its own frame, plays either seat.
-`tests/games/stratego/stratego_env_test.py` plays it in lockstep with the pyspiel game.
+`tests/games/batched_conformance_test.py` plays it in lockstep with the
+pyspiel game.
 """
 
 from typing import NamedTuple
@@ -50,7 +51,7 @@ class StrategoEnvState(NamedTuple):
   key: jax.Array  # [B, 2] uint32: draws the next games' setups.
 
 
-class StrategoEnv:
+class StrategoEnv(contract.BatchedEnv):
   """Jitted `init` and `step` of a Stratego game over a batch (module
   docstring)."""
 
@@ -86,14 +87,6 @@ class StrategoEnv:
                                                  f"setup{player}")])
     self.init = jax.jit(self._init)
     self.step = jax.jit(self._step)
-
-  def checked_step(self, state: StrategoEnvState,
-                   actions: jax.Array) -> StrategoEnvState:
-    """`step`, after checking on the host that every action is legal."""
-    finished = np.asarray(state.terminated) & (not self.auto_reset)
-    contract.check_actions(self.name, np.asarray(state.legal_action_mask),
-                           finished, np.asarray(actions))
-    return self.step(state, actions)
 
   def _fresh_boards(self, keys: jax.Array) -> batched.Boards:
     """New games, one per key, as the setup mode starts them."""
