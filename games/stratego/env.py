@@ -7,7 +7,7 @@ as actions (the setup is part of the policy), with `setup=random` every game
 starts from uniformly random setups (the chance nodes, drawn from the
 game's key), with `setup=fixed` from the game's two setups. Each player's
 `observation` is the pyspiel game's observation tensor (its planes, one ply
-of history, seen from the player's side; `BatchedStratego.observations`),
+of history, seen from the player's side; `BatchedObserver.observations`),
 not the information-state tensor of the contract's default: the
 information state keeps 8 plies and the observation's planes already carry
 what a player remembers of the game (revealed and moved pieces, losses).
@@ -35,6 +35,7 @@ import numpy as np
 
 from open_spiel_ext.games import batched as contract
 from open_spiel_ext.games.stratego import batched
+from open_spiel_ext.games.stratego import batched_observer
 from open_spiel_ext.games.stratego import game as game_lib
 from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
@@ -78,7 +79,8 @@ class StrategoEnv(contract.BatchedEnv):
     self.num_players = 2
     self.num_actions = game.num_distinct_actions()
     self.observation_shape = tuple(game.observation_tensor_shape())
-    assert self.observation_shape == self.engine.observation_shape
+    self.observer = batched_observer.BatchedObserver(self.engine)
+    assert self.observation_shape == self.observer.observation_shape
     if self.setup_mode == "fixed":
       self._fixed = jnp.asarray([
           square for player, text in enumerate(game.get_parameters()[
@@ -108,7 +110,7 @@ class StrategoEnv(contract.BatchedEnv):
                         legal)
     return StrategoEnvState(
         current_player=jnp.where(over, contract.GAME_OVER, boards.player),
-        observation=self.engine.observations(boards),
+        observation=self.observer.observations(boards),
         legal_action_mask=legal,
         rewards=rewards, terminated=terminated, boards=boards, key=key)
 
