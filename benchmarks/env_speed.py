@@ -109,7 +109,7 @@ def jax_rate(game_label: str, batch: int, scan_steps: int,
   scans of `scan_steps` batch steps (after one that compiles)."""
   import jax  # pylint: disable=g-import-not-at-top
   from open_spiel_ext.games import batched_poker  # pylint: disable=g-import-not-at-top
-  from open_spiel_ext.games.stratego import batched as stratego_batched  # pylint: disable=g-import-not-at-top
+  from open_spiel_ext.games import random_play  # pylint: disable=g-import-not-at-top
   if game_label == "Kuhn":
     engine = batched_poker.kuhn_poker(auto_reset=True)
   else:
@@ -118,7 +118,7 @@ def jax_rate(game_label: str, batch: int, scan_steps: int,
   block = min(32, engine.num_actions)
 
   def one_step(state, key):
-    actions = stratego_batched.uniform_true_index(
+    actions = random_play.uniform_true_index(
         key, state.legal_action_mask, block)
     return engine.step(state, actions), None
 

@@ -27,6 +27,7 @@ import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.games.stratego import game as stratego
+from open_spiel_ext.games.stratego import notation
 from open_spiel_ext.games.stratego import rules
 from open_spiel_ext.utils import cli
 import pyspiel
@@ -80,7 +81,7 @@ def read_move(state: stratego.StrategoState) -> Optional[int]:
                      for a in state.legal_actions()))
       continue
     try:
-      return stratego.parse_action(state, text)
+      return notation.parse_action(state, text)
     except ValueError as error:
       print(f"illegal: {error}")
 
@@ -121,11 +122,11 @@ def main(argv: Sequence[str]) -> int:
         print("bye")
         return 0
       state.apply_action(action)
-      print(stratego.describe_last_ply(state, human))
+      print(notation.describe_last_ply(state, human))
     else:
       key, draw = jax.random.split(key)
       state.apply_action(bots.act_on_state(bot, state, draw, member))
-      print(f"bot: {stratego.describe_last_ply(state, human)}")
+      print(f"bot: {notation.describe_last_ply(state, human)}")
   print(state)
   result = state.returns()[human]
   print({1.0: "You win.", -1.0: "You lose.", 0.0: "Draw."}[result])

@@ -1,55 +1,137 @@
-"""The batched-environment contract that every learner trains on, and its
-fallback for any pyspiel game.
+"""The batched-environment contract that every learner trains on, as code
+(`BatchedEnv`, `check_env`, `check_state`), and its fallback for any pyspiel
+game (`PyspielVectorEnv`).
 
-A batched environment plays B games of one game at once. Its state is a
-pytree whose leaves have a leading batch axis and which has at least these
-fields (in the style of PGX):
+A batched environment plays B games of one game at once, in the style of PGX:
+a state pytree whose contract fields (`State`) have a leading batch axis, and
+pure `init`/`step` functions (`BatchedEnv` says what each member is). The
+engines are `games/batched_poker.py` (Kuhn, Leduc, m-Clone Leduc),
+`games/batched_loss_game.py`, `games/stratego/env.py`,
+`games/hanabi/engine.py` and `PyspielVectorEnv` below;
+`tests/games/batched_conformance_test.py` checks every one of them against the
+contract and, move by move, against its pyspiel game.
 
-  current_player     [B] int32: the player to move; -1 once the game is over.
-  observation        [B, players, *shape] float32: each player's
-                     information-state tensor, OpenSpiel's
-                     `information_state_tensor(player)` of the same state.
-  legal_action_mask  [B, actions] bool: the legal actions of the player to
-                     move (none once the game is over).
-  rewards            [B, players] float32: what each player received on the
-                     last step (the returns, for games that pay at the end).
-  terminated         [B] bool: whether the game is over.
-
-and the environment has:
-
-  num_players, num_actions, observation_shape, game (the pyspiel game it
-  plays, the rules reference);
-  init(keys [B, 2]) -> state: B fresh games past their opening chance nodes;
-  step(state, actions [B] int32) -> state: the player to move in each game
-    takes its action, then chance moves until a player is to move or the
-    game ends. A finished game stays as it is (rewards 0) unless the
-    environment was made with `auto_reset=True`: then the step that ends a
-    game returns its `rewards` and `terminated=True` together with the
-    observation, legal mask and player of a fresh game, which the next step
-    continues (so with auto-reset `terminated` marks the end of a
-    transition, and every row takes a legal action of the game it shows);
-  checked_step(state, actions): `step`, after checking on the host that
-    every action is legal (ValueError naming the game, the action and the
-    legal ones otherwise). `step` itself does not check: learners sample
-    from the mask.
-
-JAX engines (`games/batched_poker.py`) are pure: `init` and `step` are
-jittable and chance is drawn from keys carried in the state.
-`PyspielVectorEnv` below gives any pyspiel game the same interface at C++
-speed (or the speed of the Python game); it steps real pyspiel states, so
-its `step` changes the states it was given and is not jittable.
+JAX engines are pure: `init` and `step` are jittable and chance is drawn from
+keys carried in the state. `PyspielVectorEnv` gives any pyspiel game the same
+interface at C++ speed (or the speed of the Python game); it steps real
+pyspiel states, so its `step` changes the states it was given and is not
+jittable.
 """
 
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, Callable, NamedTuple, Optional, Protocol, Union
 
 import jax
 import numpy as np
 
 import pyspiel
 
-CONTRACT_FIELDS = ("current_player", "observation", "legal_action_mask",
-                   "rewards", "terminated")
 GAME_OVER = -1  # `current_player` of a finished game.
+
+
+class State(Protocol):
+  """The contract's fields of a batch of B games; an engine's state may have
+  more."""
+  current_player: Any  # [B] int32: the player to move; GAME_OVER once over.
+  # [B, players, *observation_shape] float32: each player's view of the game,
+  # its information-state tensor unless the engine says otherwise.
+  observation: Any
+  # [B, actions] bool: the legal actions of the player to move (none once
+  # the game is over).
+  legal_action_mask: Any
+  # [B, players] float32: what each player received on the last step (the
+  # returns, for games that pay at the end).
+  rewards: Any
+  terminated: Any  # [B] bool: whether the game is over.
+
+
+CONTRACT_FIELDS = tuple(State.__annotations__)
+_DTYPES = {"current_player": np.int32, "observation": np.float32,
+           "legal_action_mask": np.bool_, "rewards": np.float32,
+           "terminated": np.bool_}
+
+
+class BatchedEnv(Protocol):
+  """What every batched engine offers, whatever its number of players.
+
+  Engines subclass it (to inherit `checked_step`); `check_env` checks that an
+  object has every member.
+
+  Attributes:
+    game: the pyspiel game it plays, the rules reference.
+    name: names the game in error messages.
+    num_players: players of the game.
+    num_actions: the width of `legal_action_mask`.
+    observation_shape: each player's observation, per game.
+    auto_reset: whether a finished game restarts (see `step`).
+    init: keys [B, 2] (raw or typed) -> state: B fresh games past their
+      opening chance nodes, chance drawn from the keys.
+    step: (state, actions [B] int32) -> state: the player to move in each
+      game takes its action, then chance moves until a player is to move or
+      the game ends. A finished game stays as it is (rewards 0) whatever
+      action it is given, unless `auto_reset`: then the step that ends a game
+      returns its `rewards` and `terminated=True` together with the
+      observation, legal mask and player of a fresh game, which the next step
+      continues (so with auto-reset `terminated` marks the end of a
+      transition, and every row takes a legal action of the game it shows).
+      `step` does not check its actions: learners sample from the mask.
+  """
+  game: pyspiel.Game
+  name: str
+  num_players: int
+  num_actions: int
+  observation_shape: tuple[int, ...]
+  auto_reset: bool
+  init: Callable[[jax.Array], State]
+  step: Callable[[State, Any], State]
+
+  def checked_step(self, state: State, actions: Any) -> State:
+    """`step`, after checking on the host that every action is legal
+    (finished games take any action unless `auto_reset`).
+
+    Raises:
+      ValueError: naming the game, the first illegal action, its game and
+        the legal actions there.
+    """
+    finished = np.asarray(state.terminated) & (not self.auto_reset)
+    check_actions(self.name, np.asarray(state.legal_action_mask), finished,
+                  np.asarray(actions))
+    return self.step(state, actions)
+
+
+def check_env(env: Any) -> None:
+  """Raises TypeError naming the members of `BatchedEnv` that `env` lacks."""
+  members = list(BatchedEnv.__annotations__) + ["checked_step"]
+  missing = [name for name in members if not hasattr(env, name)]
+  if missing:
+    raise TypeError(f"{type(env).__name__} is not a batched environment: it "
+                    f"lacks {', '.join(missing)}")
+  not_callable = [name for name in ("init", "step", "checked_step")
+                  if not callable(getattr(env, name))]
+  if not_callable:
+    raise TypeError(f"{type(env).__name__}: {', '.join(not_callable)} must "
+                    f"be callable")
+
+
+def check_state(env: BatchedEnv, state: State) -> None:
+  """Raises ValueError naming the first contract field of `state` whose
+  shape or dtype is not the contract's for `env`."""
+  batch = np.shape(state.terminated)[:1]
+  shapes = {
+      "current_player": batch,
+      "observation": batch + (env.num_players,) + tuple(
+          env.observation_shape),
+      "legal_action_mask": batch + (env.num_actions,),
+      "rewards": batch + (env.num_players,),
+      "terminated": batch,
+  }
+  for field in CONTRACT_FIELDS:
+    value = getattr(state, field)
+    shape, dtype = tuple(np.shape(value)), np.asarray(value).dtype
+    if shape != shapes[field] or dtype != _DTYPES[field]:
+      raise ValueError(
+          f"{env.name}: {field} has shape {shape} and dtype {dtype}; the "
+          f"contract says {shapes[field]} and "
+          f"{np.dtype(_DTYPES[field])}")
 
 
 def check_actions(game_name: str, legal_action_mask: np.ndarray,
@@ -85,7 +167,7 @@ class PyspielBatch(NamedTuple):
   rngs: list[np.random.Generator]  # Each game's chance.
 
 
-class PyspielVectorEnv:
+class PyspielVectorEnv(BatchedEnv):
   """B pyspiel states of any sequential game, stepped in lockstep.
 
   Chance outcomes are sampled from each game's own generator, seeded from
@@ -140,7 +222,7 @@ class PyspielVectorEnv:
 
   def step(self, batch: PyspielBatch, actions: Any,
            games: Optional[np.ndarray] = None) -> PyspielBatch:
-    """Plays one action in every unfinished game (see the module docstring);
+    """Plays one action in every unfinished game (see `BatchedEnv`);
     with `games` ([B] bool), only in those games (the others' actions are
     ignored and their rewards are 0).
 

@@ -12,8 +12,9 @@ Actions are the binned game's (ints, for DDQN and NFSP), or with
 `continuous=True` vectors in [−1, 1]^dims ([B, dims] floats, clipped; for
 PPO and NXDO's continuous members), whose `legal_action_mask` is all true
 [B, dims] while a game lasts. Both apply `loss_game.Dynamics`, the rules the
-pyspiel game applies, and `tests/games/loss_game_test.py` checks them against it
-step by step.
+pyspiel game applies, and `tests/games/batched_conformance_test.py` checks the
+binned engine against it step by step (`tests/games/loss_game_test.py` the
+continuous one).
 """
 
 from typing import Any, NamedTuple, Union
@@ -63,7 +64,7 @@ def _loss_game(game: Union[str, pyspiel.Game]) -> pyspiel.Game:
   return game
 
 
-class TurnBasedLossGame:
+class TurnBasedLossGame(batched.BatchedEnv):
   """The binned Loss Game, turn-based, as a JAX engine (module docstring)."""
 
   num_players = 2
@@ -133,6 +134,8 @@ class TurnBasedLossGame:
 
   def checked_step(self, state: TurnBasedState,
                    actions: Any) -> TurnBasedState:
+    """`BatchedEnv.checked_step`; continuous actions are checked for their
+    shape only (every vector is legal)."""
     if self.continuous:
       actions = np.asarray(actions, np.float32)
       if actions.shape != (len(state.terminated), self.dims):
@@ -140,9 +143,7 @@ class TurnBasedLossGame:
                          f"({len(state.terminated)}, {self.dims}), got "
                          f"{actions.shape}")
       return self.step(state, jnp.asarray(actions))
-    batched.check_actions(self.name, np.asarray(state.legal_action_mask),
-                          np.asarray(state.terminated), actions)
-    return self.step(state, jnp.asarray(actions, jnp.int32))
+    return super().checked_step(state, jnp.asarray(actions, jnp.int32))
 
   def _observe(self, player, x, value, steps, pending,
                rewards) -> TurnBasedState:

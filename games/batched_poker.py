@@ -2,8 +2,8 @@
 
 For learners that play many poker games at once (best responses, NFSP,
 NXDO): `kuhn_poker()` and `leduc_poker(clones)` meet the contract of
-`games/batched.py`, and `tests/games/batched_poker_test.py` checks, move by move
-over thousands of random games, that they agree with OpenSpiel's
+`games/batched.py`, and `tests/games/batched_conformance_test.py` checks, move
+by move over thousands of random games, that they agree with OpenSpiel's
 `kuhn_poker`, `leduc_poker` and the plugin's `xdo_clone_leduc`, the games
 they are registered for (`engines.make`).
 
@@ -117,9 +117,9 @@ def _ordered_deals(rules: PokerRules) -> np.ndarray:
                   np.int32)
 
 
-class BatchedPoker:
+class BatchedPoker(batched.BatchedEnv):
   """Jitted `init` and `step` of one poker game over a batch (see
-  `games/batched.py` for the contract); build one with `kuhn_poker()` or
+  `batched.BatchedEnv` for the contract); build one with `kuhn_poker()` or
   `leduc_poker(clones)`."""
 
   def __init__(self, game: pyspiel.Game, rules: PokerRules, clones: int,
@@ -142,17 +142,6 @@ class BatchedPoker:
     self._raise_amounts = jnp.asarray(np.array(rules.raise_amounts, np.int32))
     self.init = jax.jit(self._init)
     self.step = jax.jit(jax.vmap(self._step))
-
-  def checked_step(self, state: PokerState, actions: jax.Array) -> PokerState:
-    """`step`, after checking on the host that every action is legal.
-
-    Raises:
-      ValueError: naming the game, the first illegal action and the legal ones.
-    """
-    finished = np.asarray(state.terminated) & (not self.auto_reset)
-    batched.check_actions(self.name, np.asarray(state.legal_action_mask),
-                          finished, np.asarray(actions))
-    return self.step(state, actions)
 
   # Starting games.
 

@@ -1,8 +1,8 @@
 """A batched Hanabi engine in JAX, move for move OpenSpiel's `hanabi`.
 
 OpenSpiel's `hanabi` (the C++ Hanabi Learning Environment) stays the rules
-reference: `tests/games/hanabi/hanabi_engine_test.py` replays its chance outcomes as decks
-and checks, move by move over thousands of random games, that both agree on
+reference: `tests/games/batched_conformance_test.py` deals its decks to
+pyspiel games and checks, move by move over random games, that both agree on
 legal actions, observation tensors, rewards and ends. This engine exists for
 speed (belief-sampled rollouts, self-play training) and for what search
 needs and pyspiel does not give: a game dealt from any deck order.
@@ -200,7 +200,7 @@ class HanabiState(NamedTuple):
   key: jax.Array  # [2] uint32: shuffles the next deck (auto_reset).
 
 
-class HanabiEngine:
+class HanabiEngine(batched.BatchedEnv):
   """Jitted batch functions of one Hanabi variant (see the module
   docstring)."""
 
@@ -208,7 +208,7 @@ class HanabiEngine:
     self.rules = rules
     self.auto_reset = auto_reset
     self.game = rules.game()
-    self.name = "hanabi"
+    self.name = str(self.game)
     self.num_players = rules.players
     self.num_actions = rules.num_actions
     self.observation_shape = (rules.observation_size,)
@@ -322,14 +322,6 @@ class HanabiEngine:
                          fresh, moved)
     return self._observe(shown._replace(terminated=jnp.bool_(False))
                         )._replace(terminated=moved.terminated)
-
-  def checked_step(self, state: HanabiState,
-                   actions: jax.Array) -> HanabiState:
-    """`step`, after checking that every action is legal (ValueError)."""
-    batched.check_actions(
-        str(self.game), np.asarray(state.legal_action_mask),
-        np.asarray(state.terminated) & (not self.auto_reset), actions)
-    return self.step(state, actions)
 
   def _step_one(self, state: HanabiState, action: jax.Array) -> HanabiState:
     """One game's step without auto-reset (a finished game stays)."""
@@ -537,14 +529,6 @@ def _split_keys(keys: jax.Array) -> tuple[jax.Array, jax.Array]:
 def _engine_of(game: pyspiel.Game, auto_reset: bool = False) -> HanabiEngine:
   """The engine of a pyspiel `hanabi` game, as `engines.make` builds it."""
   return HanabiEngine(Rules.from_game(game), auto_reset)
-
-
-def decks_of(state: pyspiel.State) -> np.ndarray:
-  """The cards a pyspiel hanabi game has dealt so far, in order (the
-  outcomes of its chance nodes)."""
-  history = state.full_history()
-  return np.array([item.action for item in history
-                   if item.player == pyspiel.PlayerId.CHANCE], np.int32)
 
 
 engines.register("hanabi", _engine_of)

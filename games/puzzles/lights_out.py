@@ -92,7 +92,7 @@ class LightsOutGame(single_player.PuzzleGame):
 single_player.register(LightsOutGame)
 
 
-class BatchedLightsOut:
+class BatchedLightsOut(single_player.BatchedPuzzle):
   """Jitted functions over a batch of [size²] int8 boards."""
 
   def __init__(self, size: int = 7):

@@ -337,7 +337,7 @@ class RubiksCubeGame(single_player.PuzzleGame):
 single_player.register(RubiksCubeGame)
 
 
-class BatchedCube:
+class BatchedCube(single_player.BatchedPuzzle):
   """Jitted functions over a batch of [6·size²] int8 sticker states."""
 
   def __init__(self, size: int = 3):

@@ -16,11 +16,14 @@ game every puzzle shares:
   observation string its notation; the information-state string is the
   history of moves from the initial state.
 
-It also holds two helpers the batched engines share: picking each board's
-child by action, and random walks of legal moves (scrambles, reverse play).
+It also holds the contract every puzzle's batched engine meets, as code
+(`BatchedPuzzle`, `check_puzzle`; `tests/games/puzzles/puzzle_conformance_test.py`
+checks each engine against it and against its pyspiel game), and two helpers
+the engines share: picking each board's child by action, and random walks of
+legal moves (scrambles, reverse play).
 """
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 import jax
 import jax.numpy as jnp
@@ -228,6 +231,50 @@ class PuzzleObserver:
     if self._perfect_recall:
       return " ".join(self._puzzle.action_name(a) for a in state.history())
     return self._puzzle.to_string(state.cells)
+
+
+class BatchedPuzzle(Protocol):
+  """What every puzzle's batched engine offers: jitted functions over a batch
+  of states [B, D] (int8 rows, `PuzzleState.cells`). Engines subclass it (to
+  inherit `legal_mask`); `check_puzzle` checks that an object has every
+  member.
+
+  Attributes:
+    num_actions: A, the moves.
+    goal: [D] the solved state, or None where every instance has its own
+      (Sokoban's levels).
+    next_states: [B, D] -> [B, A, D] each state's child by each move; an
+      illegal move leaves the state as it is.
+    prev_states: [B, D] -> [B, R, D] the states one reverse move before (the
+      reverse transition model that scrambles walk from a goal); a reverse
+      move that cannot be made leaves the state as it is.
+    step: ([B, D], actions [B]) -> [B, D] each state's child by its action.
+    is_goal: [B, D] -> [B] bool whether each state is solved.
+    encode: [B, D] -> [B, *tensor_shape] float32 the networks' input, the
+      pyspiel game's observation tensor.
+  """
+  num_actions: int
+  goal: Optional[jax.Array]
+  next_states: Callable[[jax.Array], jax.Array]
+  prev_states: Callable[[jax.Array], jax.Array]
+  step: Callable[[jax.Array, jax.Array], jax.Array]
+  is_goal: Callable[[jax.Array], jax.Array]
+  encode: Callable[[jax.Array], jax.Array]
+
+  def legal_mask(self, states: jax.Array) -> jax.Array:
+    """[B, D] -> [B, A] bool which moves are legal: every one, unless the
+    engine says otherwise."""
+    return jnp.ones((states.shape[0], self.num_actions), bool)
+
+
+def check_puzzle(engine: Any) -> None:
+  """Raises TypeError naming the members of `BatchedPuzzle` that `engine`
+  lacks."""
+  members = list(BatchedPuzzle.__annotations__) + ["legal_mask"]
+  missing = [name for name in members if not hasattr(engine, name)]
+  if missing:
+    raise TypeError(f"{type(engine).__name__} is not a batched puzzle: it "
+                    f"lacks {', '.join(missing)}")
 
 
 def chosen_children(children: jax.Array, actions: jax.Array) -> jax.Array:

@@ -145,7 +145,7 @@ class SlidingPuzzleGame(single_player.PuzzleGame):
 single_player.register(SlidingPuzzleGame)
 
 
-class BatchedSlidingPuzzle:
+class BatchedSlidingPuzzle(single_player.BatchedPuzzle):
   """Jitted functions over a batch of [size²] int8 boards.
 
   `next_states` and `prev_states` leave a board unchanged under an illegal

@@ -186,6 +186,7 @@ class Sokoban(single_player.Puzzle):
     self.name = _SHORT_NAME
     self.rows, self.cols = rows, cols
     self.num_actions = NUM_MOVES
+    self.goal = None  # Each level has its own.
     self.tensor_shape = (4, rows, cols)
 
   def legal_actions(self, state: np.ndarray) -> list[int]:
@@ -233,7 +234,7 @@ class SokobanGame(single_player.PuzzleGame):
 single_player.register(SokobanGame)
 
 
-class BatchedSokoban:
+class BatchedSokoban(single_player.BatchedPuzzle):
   """Jitted functions over a batch of [rows·cols] int8 boards (any levels).
 
   `next_states` [B, 4, cells] and `prev_states` [B, 8, cells] (steps, then
@@ -244,6 +245,7 @@ class BatchedSokoban:
   def __init__(self, rows: int = 10, cols: int = 10):
     self.rows, self.cols = rows, cols
     self.num_actions = NUM_MOVES
+    self.goal = None  # Each level has its own.
     self.next_states = jax.jit(lambda states: moves(jnp, states, cols)[0])
     self.legal_mask = jax.jit(lambda states: moves(jnp, states, cols)[1])
     self.prev_states = jax.jit(lambda states: pulls(jnp, states, cols)[0])

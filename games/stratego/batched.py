@@ -3,8 +3,10 @@
 For RL rollouts and search, where the pyspiel game's one state at a time is
 too slow. The rules come from the same tables as the pyspiel game
 (`rules.py`: rays, combat table, placement order, action encoding), and
-`tests/games/stratego/stratego_batched_test.py` checks move by move, over thousands of random
-games, that both engines agree on legal actions, positions and results.
+`tests/games/stratego/stratego_batched_test.py` checks move by move, over
+thousands of random games, that both engines agree on legal actions,
+positions and results. What the players observe of the boards is
+`batched_observer.py`'s; the learning environment over both is `env.py`.
 
 Pieces live in slots: slot `player·army_size + i` is the i-th piece the player
 places (so its type is `rules.placement_types[i]`). A board keeps each slot's
@@ -26,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel_ext.games import random_play
 from open_spiel_ext.games.stratego import rules as rules_lib
 
 _EMPTY = -1
@@ -66,40 +69,6 @@ class _Ply(NamedTuple):
   attack: jax.Array
   mover: jax.Array  # The moving piece's slot.
   flag_taken: jax.Array
-
-
-def _running_sum(values: jax.Array) -> jax.Array:
-  """Inclusive running sum along the last axis, as int32.
-
-  An associative scan: XLA's cumsum on CPU takes time quadratic in the width.
-  """
-  return jax.lax.associative_scan(jnp.add, values.astype(jnp.int32), axis=-1)
-
-
-def uniform_true_index(key: jax.Array, mask: jax.Array,
-                       block: int = 32) -> jax.Array:
-  """Per row of a [batch, n] mask, the index of a uniformly drawn True entry.
-
-  Draws the k-th True entry for a uniform k, locating it in two levels (the
-  block, then the entry inside it) so that no scan runs over the whole width.
-  Rows without a True entry get 0.
-  """
-  batch, width = mask.shape
-  blocks = -(-width // block)
-  padded = jnp.pad(mask, ((0, 0), (0, blocks * block - width)))
-  padded = padded.reshape(batch, blocks, block)
-  per_block = padded.sum(axis=-1, dtype=jnp.int32)
-  running = _running_sum(per_block)
-  pick = jnp.floor(jax.random.uniform(key, (batch,)) *
-                   running[:, -1]).astype(jnp.int32)
-  chosen_block = jnp.argmax(running > pick[:, None], axis=-1)
-  before = jnp.take_along_axis(running - per_block, chosen_block[:, None],
-                               axis=-1)[:, 0]
-  inside = jnp.take_along_axis(padded, chosen_block[:, None, None],
-                               axis=1)[:, 0]
-  offset = jnp.argmax(_running_sum(inside) > (pick - before)[:, None],
-                      axis=-1)
-  return chosen_block * block + offset
 
 
 class BatchedStratego:
@@ -157,15 +126,7 @@ class BatchedStratego:
     self.initial = jax.jit(self._initial, static_argnums=0)
     self.legal_mask = jax.jit(jax.vmap(self._legal_mask))
     self.step = jax.jit(self._batch_step)
-    self.squares = jax.jit(jax.vmap(self._squares))
-    # [B, 2, planes · 100]: each player's observation tensor, as pyspiel's.
-    self.observations = jax.jit(jax.vmap(lambda board: jax.vmap(
-        lambda player: self._observation(board, player))(jnp.arange(2))))
-    self.observation_shape = (self.num_planes * rules_lib.NUM_SQUARES,)
-    lakes = np.zeros(rules_lib.NUM_SQUARES, np.float32)
-    lakes[sorted(rules_lib.LAKES)] = 1
-    self._lakes = jnp.asarray(lakes)
-    self._counts = jnp.asarray(np.array(rules.counts, np.float32))
+    self.squares = jax.jit(jax.vmap(self.square_contents))
     self.from_positions = jax.jit(self._batch_from_positions)
     self.sample_actions = jax.jit(self._sample_actions)
     self.random_rollout = jax.jit(self._random_rollout, static_argnums=2)
@@ -402,7 +363,7 @@ class BatchedStratego:
   def _sample_actions(self, key: jax.Array, boards: Boards) -> jax.Array:
     """A uniformly random legal action per board (0 where none)."""
     return jax.vmap(self._compact_action)(
-        boards, uniform_true_index(key, boards.legal))
+        boards, random_play.uniform_true_index(key, boards.legal))
 
   def _compact_action(self, board: Boards, index: jax.Array) -> jax.Array:
     """The action id of one compact entry."""
@@ -575,9 +536,10 @@ class BatchedStratego:
 
   # Reading boards.
 
-  def _squares(self, board: Boards) -> dict[str, jax.Array]:
-    """Per square, as the pyspiel state keeps them: owner and type (-1 where
-    empty) and the moved, revealed and shown_scout flags."""
+  def square_contents(self, board: Boards) -> dict[str, jax.Array]:
+    """Per square of one board, as the pyspiel state keeps them: owner and
+    type (-1 where empty) and the moved, revealed and shown_scout flags
+    (`squares` does a batch)."""
     occupied = board.slot >= 0
     slot = jnp.maximum(board.slot, 0)
     return {
@@ -587,41 +549,6 @@ class BatchedStratego:
         "revealed": occupied & board.revealed[slot],
         "shown_scout": occupied & board.shown_scout[slot],
     }
-
-  @property
-  def num_planes(self) -> int:
-    """The observation's 10×10 planes (`game.StrategoObserver`'s, one ply
-    of history)."""
-    return 4 * self.rules.num_types + 11
-
-  def _observation(self, board: Boards, player: jax.Array) -> jax.Array:
-    """[planes · 100] what `player` observes: `game.StrategoObserver`'s
-    planes for the default observation (its own pieces' identities, what is
-    public, the last ply), seen from its side (rotated for player 1)."""
-    squares = self._squares(board)
-    types = jnp.arange(self.rules.num_types)[:, None]
-    own = squares["owner"] == player
-    opponent = (squares["owner"] == 1 - player) & (
-        board.placed == self.army_size).all()
-    known = squares["revealed"] | squares["shown_scout"]
-    of_type = squares["kind"][None] == types
-    captured = board.captured / self._counts
-    constant = lambda values: jnp.broadcast_to(
-        values[:, None], (values.shape[0], rules_lib.NUM_SQUARES))
-    last = jax.nn.one_hot(board.last_move, rules_lib.NUM_SQUARES)
-    planes = jnp.concatenate([
-        own[None] & of_type, own[None], opponent[None] & known & of_type,
-        (opponent & ~known)[None], (own & squares["moved"])[None],
-        (opponent & squares["moved"])[None], (own & known)[None],
-        (opponent & squares["shown_scout"])[None], self._lakes[None],
-        constant(captured[player]), constant(captured[1 - player]),
-        constant((board.placed < self.army_size).any()[None]),
-        constant((board.ply / self.ply_limit)[None]), last,
-    ]).astype(jnp.float32)
-    view = jnp.where(player == 1, rules_lib.NUM_SQUARES - 1 -
-                     jnp.arange(rules_lib.NUM_SQUARES),
-                     jnp.arange(rules_lib.NUM_SQUARES))
-    return planes[:, view].ravel()
 
   def returns(self, boards: Boards) -> np.ndarray:
     """[batch, 2] returns: +1 win, -1 loss, 0 draw or not over."""

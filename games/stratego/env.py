@@ -7,7 +7,7 @@ as actions (the setup is part of the policy), with `setup=random` every game
 starts from uniformly random setups (the chance nodes, drawn from the
 game's key), with `setup=fixed` from the game's two setups. Each player's
 `observation` is the pyspiel game's observation tensor (its planes, one ply
-of history, seen from the player's side; `BatchedStratego.observations`),
+of history, seen from the player's side; `BatchedObserver.observations`),
 not the information-state tensor of the contract's default: the
 information state keeps 8 plies and the observation's planes already carry
 what a player remembers of the game (revealed and moved pieces, losses).
@@ -24,7 +24,8 @@ seen from the mover's side: player 1's legal mask and actions are turned
 180° as its observation is (`Rules.rotated_actions`), so that one network,
 seeing and acting in its own frame, plays either seat. Both are learners'
 choices, which pass them as options of `engines.make`.
-`tests/games/stratego/stratego_env_test.py` plays it in lockstep with the pyspiel game.
+`tests/games/batched_conformance_test.py` plays it in lockstep with the
+pyspiel game.
 """
 
 from typing import NamedTuple
@@ -36,6 +37,7 @@ import numpy as np
 from open_spiel_ext.games import batched as contract
 from open_spiel_ext.games import engines
 from open_spiel_ext.games.stratego import batched
+from open_spiel_ext.games.stratego import batched_observer
 from open_spiel_ext.games.stratego import game as game_lib
 from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
@@ -52,7 +54,7 @@ class StrategoEnvState(NamedTuple):
   key: jax.Array  # [B, 2] uint32: draws the next games' setups.
 
 
-class StrategoEnv:
+class StrategoEnv(contract.BatchedEnv):
   """Jitted `init` and `step` of a Stratego game over a batch (module
   docstring)."""
 
@@ -79,7 +81,8 @@ class StrategoEnv:
     self.num_players = 2
     self.num_actions = game.num_distinct_actions()
     self.observation_shape = tuple(game.observation_tensor_shape())
-    assert self.observation_shape == self.engine.observation_shape
+    self.observer = batched_observer.BatchedObserver(self.engine)
+    assert self.observation_shape == self.observer.observation_shape
     if self.setup_mode == "fixed":
       self._fixed = jnp.asarray([
           square for player, text in enumerate(game.get_parameters()[
@@ -88,14 +91,6 @@ class StrategoEnv:
                                                  f"setup{player}")])
     self.init = jax.jit(self._init)
     self.step = jax.jit(self._step)
-
-  def checked_step(self, state: StrategoEnvState,
-                   actions: jax.Array) -> StrategoEnvState:
-    """`step`, after checking on the host that every action is legal."""
-    finished = np.asarray(state.terminated) & (not self.auto_reset)
-    contract.check_actions(self.name, np.asarray(state.legal_action_mask),
-                           finished, np.asarray(actions))
-    return self.step(state, actions)
 
   def _fresh_boards(self, keys: jax.Array) -> batched.Boards:
     """New games, one per key, as the setup mode starts them."""
@@ -117,7 +112,7 @@ class StrategoEnv:
                         legal)
     return StrategoEnvState(
         current_player=jnp.where(over, contract.GAME_OVER, boards.player),
-        observation=self.engine.observations(boards),
+        observation=self.observer.observations(boards),
         legal_action_mask=legal,
         rewards=rewards, terminated=terminated, boards=boards, key=key)
 

@@ -24,25 +24,23 @@ setups are complete. An attack reveals both pieces' identities to both players;
 a Scout moving more than one square reveals that it is a Scout. The
 information-state string is the observer's setup followed by every move of the
 game as both players saw it; the tensors are named planes (see
-`StrategoObserver`).
+`observer.py`). `notation.py` parses the moves a person types and tells plies
+in words.
 """
 
 import bisect
 import collections
 from typing import Any, Optional
 
-import numpy as np
 
 from open_spiel_ext.games import registry
 from open_spiel_ext.games import validation
+from open_spiel_ext.games.stratego import observer as observer_lib
 from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
 
 SETUP_MODES = ("placement", "random", "fixed")
-INFORMATION_STATE_HISTORY = 8  # Plies of past moves in the info-state tensor.
-OBSERVATION_HISTORY = 1  # Plies of past moves in the observation tensor.
-_NO_PIECE = -1
-PUBLIC = -1  # As a viewer: what both players see.
+NO_PIECE = -1  # `owner` and `kind` of an empty square.
 
 
 def _game_type(short_name: str, long_name: str, ply_limit: int,
@@ -121,10 +119,11 @@ class StrategoGame(pyspiel.Game):
   def make_py_observer(
       self,
       iig_obs_type: Optional[pyspiel.IIGObservationType] = None,
-      params: Optional[dict[str, Any]] = None) -> "StrategoObserver":
+      params: Optional[dict[str, Any]] = None
+  ) -> observer_lib.StrategoObserver:
     if params:
       raise ValueError(f"Observation parameters not supported; got {params}")
-    return StrategoObserver(
+    return observer_lib.StrategoObserver(
         self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
@@ -142,8 +141,8 @@ class StrategoState(pyspiel.State):
     self._ply_limit = game.ply_limit
     self._chance_setup = game.setup_mode == "random"
     squares = rules_lib.NUM_SQUARES
-    self.owner = [_NO_PIECE] * squares
-    self.kind = [_NO_PIECE] * squares
+    self.owner = [NO_PIECE] * squares
+    self.kind = [NO_PIECE] * squares
     self.moved = [False] * squares
     self.revealed = [False] * squares
     self.shown_scout = [False] * squares
@@ -211,7 +210,7 @@ class StrategoState(pyspiel.State):
         row * rules_lib.BOARD_SIZE + col
         for row in rules_lib.SETUP_ROWS[player]
         for col in range(rules_lib.BOARD_SIZE)
-        if self.owner[row * rules_lib.BOARD_SIZE + col] == _NO_PIECE
+        if self.owner[row * rules_lib.BOARD_SIZE + col] == NO_PIECE
     ]
     return rules.setup_square_candidates(empty, placed, last_square)
 
@@ -260,7 +259,7 @@ class StrategoState(pyspiel.State):
     to where the piece came from on the chaser's previous move."""
     move = self._rules.decode_move(action)
     origin, target = move.origin, move.target
-    if target is None or self.owner[target] != _NO_PIECE or not any(
+    if target is None or self.owner[target] != NO_PIECE or not any(
         self.evading[square] for square in rules_lib.NEIGHBOURS[target]):
       return False  # Off the board, an attack, or chasing no evader.
     last = self.last_move[player]
@@ -282,7 +281,7 @@ class StrategoState(pyspiel.State):
         self.last_move[player] is None):
       return None
     origin, _, return_action = self.last_move[player]
-    if self.owner[origin] != _NO_PIECE:
+    if self.owner[origin] != NO_PIECE:
       return None  # Going back would be an attack: attacks are always legal.
     return return_action
 
@@ -432,8 +431,8 @@ class StrategoState(pyspiel.State):
     self._clear(square)
 
   def _clear(self, square: int) -> None:
-    self.owner[square] = _NO_PIECE
-    self.kind[square] = _NO_PIECE
+    self.owner[square] = NO_PIECE
+    self.kind[square] = NO_PIECE
     self.moved[square] = False
     self.revealed[square] = False
     self.shown_scout[square] = False
@@ -471,7 +470,7 @@ class StrategoState(pyspiel.State):
     known = (omniscient or self.owner[origin] == player or
              self.revealed[origin] or self.shown_scout[origin])
     piece_type = (self.kind[origin] if known and move.target is not None and
-                  self.kind[origin] != _NO_PIECE else None)
+                  self.kind[origin] != NO_PIECE else None)
     return self._rules.action_to_string(action, piece_type)
 
   def piece_letter(self, square: int, viewer: Optional[int],
@@ -480,15 +479,15 @@ class StrategoState(pyspiel.State):
 
     Args:
       square: the square.
-      viewer: None for the whole state; PUBLIC for what both players see
-        (unknown pieces `X` for player 0's, `x` for player 1's); a player for
-        what it sees (unknown enemy pieces `?`).
+      viewer: None for the whole state; `observer.PUBLIC` for what both
+        players see (unknown pieces `X` for player 0's, `x` for player 1's); a
+        player for what it sees (unknown enemy pieces `?`).
       private: whether a player's view includes its own pieces' identities.
     """
     if square in rules_lib.LAKES:
       return rules_lib.LAKE
     owner = self.owner[square]
-    if owner == _NO_PIECE:
+    if owner == NO_PIECE:
       return rules_lib.EMPTY
     letter = self._rules.types[self.kind[square]].letter
     letter = letter if owner == 0 else letter.lower()
@@ -498,7 +497,7 @@ class StrategoState(pyspiel.State):
       return rules_lib.EMPTY
     if self.revealed[square] or self.shown_scout[square]:
       return letter
-    if viewer == PUBLIC:
+    if viewer == observer_lib.PUBLIC:
       return "X" if owner == 0 else "x"
     return "?"
 
@@ -571,248 +570,6 @@ class StrategoState(pyspiel.State):
 
   def __str__(self) -> str:
     return self.view_string(None)
-
-
-def describe_last_ply(state: StrategoState, viewer: int) -> str:
-  """The last ply in words for `viewer`, with what an attack revealed:
-  "your Scout hit their Bomb on c6 and was removed"."""
-  if not state.moves:
-    return "no move yet"
-  origin, target, action = state.moves[-1]
-  rules = state.get_game().rules
-  mover = (state.ply - 1) % 2
-  names = [t.name for t in rules.types]
-  where = rules_lib.square_name(target)
-  own, other = (("your", "their") if mover == viewer else ("their", "your"))
-  if state.last_combat is None:
-    who = "you" if mover == viewer else "the opponent"
-    step = f"{who} moved {rules_lib.square_name(origin)}-{where}"
-    return step + (" (a Scout: no other piece moves that far)"
-                   if rules.decode_move(action).distance > 1 else "")
-  attacker, defender, outcome = state.last_combat
-  fighters = f"{own} {names[attacker]}", f"{other} {names[defender]}"
-  if outcome == rules_lib.FLAG_CAPTURED:
-    return f"{fighters[0]} captured {fighters[1]} on {where}"
-  if outcome == rules_lib.ATTACKER_WINS:
-    return f"{fighters[0]} took {fighters[1]} on {where}"
-  if outcome == rules_lib.DEFENDER_WINS:
-    verb = "hit" if names[defender] == "Bomb" else "attacked"
-    return f"{fighters[0]} {verb} {fighters[1]} on {where} and was removed"
-  return f"{fighters[0]} and {fighters[1]} on {where} removed each other"
-
-
-def parse_action(state: StrategoState, text: str) -> int:
-  """The legal action that a person's notation names in `state`.
-
-  Moves are written `b3-b7`, `b3xb7` or with the piece, `Sc b3-b7`; during
-  the setup a placement is the square (`a1`) or the piece and the square
-  (`Ma a1`).
-
-  Raises:
-    ValueError: saying why the text names no legal action here.
-  """
-  if state.is_terminal():
-    raise ValueError("the game is over")
-  words = text.split()
-  if not 1 <= len(words) <= 2:
-    raise ValueError(f"{text!r}: write a move like b3-b7 or Sc b3-b7")
-  piece = words[0] if len(words) == 2 else None
-  if not state.setup_done():
-    return _parse_placement(state, piece, words[-1])
-  squares = words[-1].replace("x", "-").split("-")
-  if len(squares) != 2:
-    raise ValueError(f"{words[-1]!r}: write a move as origin-target, e.g. "
-                     f"b3-b7")
-  origin, target = (rules_lib.parse_square(square) for square in squares)
-  return _move_or_reason(state, piece, origin, target)
-
-
-def _check_piece_name(state: StrategoState, piece: Optional[str],
-                      piece_type: int, where: str) -> None:
-  name = state.get_game().rules.types[piece_type]
-  if piece is not None and piece.lower() not in (name.abbreviation.lower(),
-                                                 name.name.lower()):
-    raise ValueError(f"the piece {where} is a {name.name} "
-                     f"({name.abbreviation}), not {piece}")
-
-
-def _parse_placement(state: StrategoState, piece: Optional[str],
-                     square_text: str) -> int:
-  rules = state.get_game().rules
-  square = rules_lib.parse_square(square_text)
-  player = state.placing_player()
-  piece_type = rules.placement_types[len(state.setups[player])]
-  _check_piece_name(state, piece, piece_type, "to place now")
-  name = rules_lib.square_name(square)
-  if square // rules_lib.BOARD_SIZE not in rules_lib.SETUP_ROWS[player]:
-    raise ValueError(f"{name} is outside your setup rows")
-  if state.owner[square] != _NO_PIECE:
-    raise ValueError(f"{name} is taken")
-  action = rules.placement_action(piece_type, square)
-  if action not in state.legal_actions():
-    raise ValueError(
-        f"pieces of one type go on increasing squares, leaving room for the "
-        f"rest of the type: {name} is not available for this "
-        f"{rules.types[piece_type].name}")
-  return action
-
-
-def _move_or_reason(state: StrategoState, piece: Optional[str], origin: int,
-                    target: int) -> int:
-  rules = state.get_game().rules
-  player = state.current_player()
-  start, end = rules_lib.square_name(origin), rules_lib.square_name(target)
-  if state.owner[origin] != player:
-    raise ValueError(f"there is no piece of yours on {start}")
-  piece_type = state.kind[origin]
-  _check_piece_name(state, piece, piece_type, f"on {start}")
-  if not rules.movable[piece_type]:
-    raise ValueError(f"a {rules.types[piece_type].name} never moves")
-  origin_row, origin_col = divmod(origin, rules_lib.BOARD_SIZE)
-  row_change = target // rules_lib.BOARD_SIZE - origin_row
-  col_change = target % rules_lib.BOARD_SIZE - origin_col
-  if origin == target or (row_change and col_change):
-    raise ValueError(f"{start}-{end}: pieces move along a row or a column")
-  distance = abs(row_change) + abs(col_change)
-  if distance > 1 and not rules.scout[piece_type]:
-    raise ValueError("only Scouts move more than one square")
-  step = (row_change // distance, col_change // distance)
-  direction = rules_lib.DIRECTION_STEPS.index(step)
-  path = [origin + (step[0] * rules_lib.BOARD_SIZE + step[1]) * k
-          for k in range(1, distance + 1)]
-  for square in path:
-    if square in rules_lib.LAKES:
-      raise ValueError(f"{rules_lib.square_name(square)} is a lake")
-    if square != target and state.owner[square] != _NO_PIECE:
-      raise ValueError(
-          f"the path is blocked at {rules_lib.square_name(square)}")
-  if state.owner[target] == player:
-    raise ValueError(f"{end} holds your own piece")
-  action = rules.move_action(origin, direction, distance)
-  if action not in state.legal_actions():
-    if state.chaser == player and state.repeats_chase(player, action):
-      raise ValueError(
-          f"the more-squares rule: {start}-{end} would chase an evading piece "
-          "back into a position this chase has already had")
-    raise ValueError(
-        f"the two-square rule: {start}-{end} would be the 4th move in a row "
-        f"between these squares")
-  return action
-
-
-class StrategoObserver:
-  """Named planes over the board, and strings, as one player sees the game.
-
-  Planes are 10×10 and seen from the observer's side: rotated 180° for
-  player 1, so that a player's own setup rows are always rows 0-3. Named
-  planes (T = number of piece types of the army, H = plies of history):
-    own_pieces [T] (identities: private, or public once revealed),
-    own_occupied, opponent_revealed [T] (identity known: attacked or a
-    Scout's long move), opponent_unknown, own_moved, opponent_moved,
-    own_revealed (known to the opponent), opponent_scout_shown, lakes,
-    own_captured [T] and opponent_captured [T] (constant planes: the fraction
-    of the army's pieces of that type lost), setup_phase (all ones while
-    placing), ply_progress (ply / ply_limit), last_moves [H, 2] (origin and
-    target of the last H plies, latest first).
-  The information state (perfect recall) keeps 8 plies of history and its
-  string is the observer's setup and the whole game's moves. Other
-  observations keep 1 ply and print the board as the observer sees it; a
-  public observation shows only what both players see, a private one only the
-  observer's own pieces.
-  """
-
-  def __init__(self, game: StrategoGame,
-               iig_obs_type: pyspiel.IIGObservationType):
-    if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS or (
-        iig_obs_type.perfect_recall and
-        (not iig_obs_type.public_info or iig_obs_type.private_info !=
-         pyspiel.PrivateInfoType.SINGLE_PLAYER)):
-      raise ValueError(
-          f"{game.get_type().short_name}: unsupported observation type "
-          f"(perfect_recall={iig_obs_type.perfect_recall}, public_info="
-          f"{iig_obs_type.public_info}, private_info="
-          f"{iig_obs_type.private_info})")
-    self._perfect_recall = iig_obs_type.perfect_recall
-    self._public = iig_obs_type.public_info
-    self._private = (
-        iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
-    self._history = (INFORMATION_STATE_HISTORY if self._perfect_recall else
-                     OBSERVATION_HISTORY)
-    self._ply_limit = game.ply_limit
-    rules = game.rules
-    self._counts = np.array(rules.counts, np.float32)
-    num_types = rules.num_types
-    sizes = [("own_pieces", num_types), ("own_occupied", 1),
-             ("opponent_revealed", num_types), ("opponent_unknown", 1),
-             ("own_moved", 1), ("opponent_moved", 1), ("own_revealed", 1),
-             ("opponent_scout_shown", 1), ("lakes", 1),
-             ("own_captured", num_types), ("opponent_captured", num_types),
-             ("setup_phase", 1), ("ply_progress", 1),
-             ("last_moves", 2 * self._history)]
-    num_planes = sum(size for _, size in sizes)
-    self.tensor = np.zeros(num_planes * rules_lib.NUM_SQUARES, np.float32)
-    self._planes = self.tensor.reshape(num_planes, rules_lib.NUM_SQUARES)
-    self._offsets = {}
-    self.dict = {}
-    start = 0
-    for name, size in sizes:
-      self._offsets[name] = start
-      self.dict[name] = self._planes[start:start + size].reshape(
-          size, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
-      start += size
-    self.dict["last_moves"] = self.dict["last_moves"].reshape(
-        self._history, 2, rules_lib.BOARD_SIZE, rules_lib.BOARD_SIZE)
-
-  def set_from(self, state: StrategoState, player: int) -> None:
-    """Writes what `player` observes of `state` into `tensor`."""
-    self.tensor.fill(0)
-    view = ((lambda square: rules_lib.NUM_SQUARES - 1 - square)
-            if player == 1 else (lambda square: square))
-    self._set_own_pieces(state, player, view)
-    if not self._public:
-      return
-    planes, offsets = self._planes, self._offsets
-    for square in rules_lib.LAKES:
-      planes[offsets["lakes"], square] = 1
-    if state.setup_done():
-      for square in state.pieces[1 - player]:
-        known = state.revealed[square] or state.shown_scout[square]
-        plane = (offsets["opponent_revealed"] + state.kind[square]
-                 if known else offsets["opponent_unknown"])
-        planes[plane, view(square)] = 1
-        planes[offsets["opponent_moved"], view(square)] = state.moved[square]
-        planes[offsets["opponent_scout_shown"], view(square)] = (
-            state.shown_scout[square])
-    for side, name in ((player, "own_captured"),
-                       (1 - player, "opponent_captured")):
-      self.dict[name][:] = (np.array(state.captured[side], np.float32) /
-                            self._counts)[:, None, None]
-    self.dict["setup_phase"][:] = 0 if state.setup_done() else 1
-    self.dict["ply_progress"][:] = state.ply / self._ply_limit
-    history = self.dict["last_moves"].reshape(self._history, 2, -1)
-    for age, (origin, target, _) in enumerate(
-        reversed(state.moves[-self._history:])):
-      history[age, 0, view(origin)] = 1
-      history[age, 1, view(target)] = 1
-
-  def _set_own_pieces(self, state: StrategoState, player: int, view) -> None:
-    """Own pieces: identities if private or revealed, where, what is known."""
-    planes, offsets = self._planes, self._offsets
-    for square in state.pieces[player]:
-      known = state.revealed[square] or state.shown_scout[square]
-      if self._private or (self._public and known):
-        planes[offsets["own_pieces"] + state.kind[square], view(square)] = 1
-      if self._private or (self._public and state.setup_done()):
-        planes[offsets["own_occupied"], view(square)] = 1
-      if self._public:
-        planes[offsets["own_moved"], view(square)] = state.moved[square]
-        planes[offsets["own_revealed"], view(square)] = known
-
-  def string_from(self, state: StrategoState, player: int) -> str:
-    if self._perfect_recall:
-      return state.information_state(player)
-    return state.view_string(player if self._private else PUBLIC,
-                             self._public, self._private)
 
 
 class BarrageStrategoGame(StrategoGame):

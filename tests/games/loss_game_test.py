@@ -1,5 +1,6 @@
-"""Tests of the Loss Game: its rules, its pyspiel form and its batched JAX
-environments, which must agree with the pyspiel game step by step."""
+"""Tests of the Loss Game: its rules, its pyspiel form and its continuous
+batched environment, which must agree with the pyspiel game step by step (the
+binned engine's contract and agreement are `batched_conformance_test.py`'s)."""
 
 import jax
 import jax.numpy as jnp
@@ -62,29 +63,6 @@ def test_random_simulation_with_ten_thousand_actions():
                           verbose=False)
 
 
-@pytest.mark.parametrize("auto_reset", [False, True])
-@pytest.mark.parametrize("game_string", [
-    "loss_game(bins=10,moves=10)",
-    "loss_game(dims=16,bins=2,moves=3,max_move=0.4)",
-])
-def test_turn_based_engine_agrees_with_pyspiel(game_string, auto_reset):
-  engine = batched_loss_game.TurnBasedLossGame(game_string,
-                                               auto_reset=auto_reset)
-  reference = batched.PyspielVectorEnv(engine.game, auto_reset=auto_reset)
-  keys = jax.random.split(jax.random.PRNGKey(0), 8)
-  state, expected = engine.init(keys), reference.init(keys)
-  step = jax.jit(engine.step)
-  rng = np.random.default_rng(1)
-  for _ in range(25):
-    for field in batched.CONTRACT_FIELDS:
-      np.testing.assert_allclose(np.asarray(getattr(state, field)),
-                                 getattr(expected, field), atol=TOLERANCE,
-                                 err_msg=field)
-    actions = rng.integers(0, engine.num_actions, 8)
-    state, expected = step(state, jnp.asarray(actions)), reference.step(
-        expected, actions)
-
-
 def test_continuous_actions_on_the_grid_agree_with_pyspiel():
   engine = batched_loss_game.TurnBasedLossGame("loss_game(bins=10,moves=5)",
                                                continuous=True)
@@ -121,13 +99,6 @@ def test_continuous_engine_restarts_finished_games():
   np.testing.assert_allclose(state.rewards[:, 0], expected, atol=TOLERANCE)
   np.testing.assert_allclose(state.x, 0.0)  # A fresh game.
   assert np.asarray(state.legal_action_mask).all()
-
-
-def test_checked_step_names_the_bad_action():
-  engine = batched_loss_game.TurnBasedLossGame("loss_game(bins=3)")
-  state = engine.init(jnp.zeros((2, 2), jnp.uint32))
-  with pytest.raises(ValueError, match="action 9 is not legal"):
-    engine.checked_step(state, np.array([0, 9]))
 
 
 @pytest.mark.parametrize("game_string, message", [

@@ -1,9 +1,9 @@
-"""Sliding puzzles: rules, the batched engine against the game, optimal solvers."""
+"""Sliding puzzles: rules, the batched engine's scrambles, optimal solvers
+(`puzzle_conformance_test.py` checks the engine against the game)."""
 
 import collections
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -78,44 +78,9 @@ def test_bad_parameters_are_named(bad, named):
     pyspiel.load_game(bad)
 
 
-@pytest.mark.parametrize("size", [3, 4, 7])
-def test_batched_engine_agrees_with_the_game_on_random_walks(size):
-  walks, steps = 500, 40
-  engine = sliding_puzzle.BatchedSlidingPuzzle(size)
-  game = pyspiel.load_game(
-      f"sliding_puzzle(size={size},scramble_moves=0,max_length={steps})")
-  rng = np.random.RandomState(size)
-  boards = jnp.broadcast_to(engine.goal, (walks, size * size))
-  states = [game.new_initial_state() for _ in range(walks)]
-  for _ in range(steps):
-    legal = np.asarray(engine.legal_mask(boards))
-    for state, mask in zip(states, legal):
-      if not state.is_terminal():
-        assert state.legal_actions() == list(np.flatnonzero(mask))
-    actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in legal])
-    children = np.asarray(engine.next_states(boards))
-    boards = engine.step(boards, jnp.asarray(actions))
-    np.testing.assert_array_equal(children[np.arange(walks), actions], boards)
-    for state, action in zip(states, actions):
-      if not state.is_terminal():
-        state.apply_action(int(action))
-    live = np.array([not state.is_solved() for state in states])
-    expected = np.array([state.cells for state in states])
-    np.testing.assert_array_equal(np.asarray(boards)[live], expected[live])
-    assert not np.asarray(engine.is_goal(boards))[live].any()
-
-
-def test_illegal_moves_leave_the_board_and_previous_states_undo():
+def test_batched_scrambles_are_solvable_boards():
   engine = sliding_puzzle.BatchedSlidingPuzzle(4)
   boards = engine.random_scrambles(jax.random.PRNGKey(2), 256, 60)
-  children = np.asarray(engine.next_states(boards))
-  legal = np.asarray(engine.legal_mask(boards))
-  for action in range(4):
-    np.testing.assert_array_equal(children[~legal[:, action], action],
-                                  np.asarray(boards)[~legal[:, action]])
-    back = np.asarray(engine.prev_states(jnp.asarray(children[:, action])))
-    np.testing.assert_array_equal(back[legal[:, action], action],
-                                  np.asarray(boards)[legal[:, action]])
   assert all(sliding_puzzle.is_solvable(b, 4) for b in np.asarray(boards))
 
 

@@ -1,4 +1,5 @@
-"""The batched Stratego engine agrees with the pyspiel game, move by move."""
+"""The batched Stratego engine and its observations agree with the pyspiel
+game, move by move."""
 
 import jax
 import jax.numpy as jnp
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 from open_spiel_ext.games.stratego import batched
+from open_spiel_ext.games.stratego import batched_observer
 from open_spiel_ext.games.stratego import game as stratego
 from open_spiel_ext.games.stratego import rules
 import pyspiel
@@ -60,6 +62,7 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
     rule forbade.
   """
   engine = batched.BatchedStratego(army, ply_limit, **rule_params)
+  observer = batched_observer.BatchedObserver(engine)
   name = "barrage_stratego" if army == "barrage" else "stratego"
   params = "".join(f",{key}={str(value).lower()}"
                    for key, value in rule_params.items())
@@ -94,7 +97,7 @@ def play_in_lockstep(army: str, ply_limit: int, num_games: int, seed: int,
         np.asarray(boards.winner) != batched.ONGOING,
         [state.is_terminal() for state in states])
     if observed_games:
-      observations = np.asarray(engine.observations(boards))
+      observations = np.asarray(observer.observations(boards))
       for index, state in enumerate(states[:observed_games]):
         for player in range(2):
           np.testing.assert_allclose(
@@ -230,23 +233,6 @@ def test_random_setups_match_the_pyspiel_game():
         f"barrage_stratego(setup=fixed,setup0={setups[0]},"
         f"setup1={setups[1]})").new_initial_state()
     assert np.flatnonzero(masks[index]).tolist() == state.legal_actions()
-
-
-def test_uniform_true_index_is_uniform():
-  mask = np.zeros((4, 70), bool)
-  mask[0, [3, 40, 69]] = True
-  mask[1, 5] = True
-  mask[2, :] = True
-  keys = jax.random.split(jax.random.PRNGKey(0), 3000)
-  draws = np.asarray(jax.vmap(
-      lambda key: batched.uniform_true_index(key, jnp.asarray(mask)))(keys))
-  assert set(draws[:, 0]) == {3, 40, 69}
-  assert (draws[:, 1] == 5).all()
-  counts = np.bincount(draws[:, 2], minlength=70)
-  assert counts.min() > 10 and counts.max() < 80  # Expected 3000/70 = 43.
-  assert (draws[:, 3] == 0).all()  # No True entry.
-  for value in (3, 40, 69):
-    assert abs(np.mean(draws[:, 0] == value) - 1 / 3) < 0.04
 
 
 def test_rollout_counts_only_plies_of_unfinished_games():

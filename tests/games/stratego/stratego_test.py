@@ -7,6 +7,8 @@ import pytest
 
 import conformance
 from open_spiel_ext.games.stratego import game as stratego
+from open_spiel_ext.games.stratego import notation
+from open_spiel_ext.games.stratego import observer as observer_lib
 from open_spiel_ext.games.stratego import rules
 import pyspiel
 
@@ -44,7 +46,7 @@ def fixed_state(pieces0: dict[str, str], pieces1: dict[str, str],
 
 def play(state: pyspiel.State, *moves: str) -> None:
   for move in moves:
-    state.apply_action(stratego.parse_action(state, move))
+    state.apply_action(notation.parse_action(state, move))
 
 
 def targets(state: pyspiel.State, origin: str) -> set[str]:
@@ -116,14 +118,14 @@ def test_bombs_and_flag_never_move():
   state = fixed_state({"a4": "B", "b4": "F"}, {})
   assert targets(state, "a4") == set() and targets(state, "b4") == set()
   with pytest.raises(ValueError, match="Bomb never moves"):
-    stratego.parse_action(state, "a4-a5")
+    notation.parse_action(state, "a4-a5")
 
 
 def test_pieces_other_than_scouts_move_one_square():
   state = fixed_state({"e4": "G"}, {})
   assert targets(state, "e4") == {"e5", "e3", "d4", "f4"}
   with pytest.raises(ValueError, match="only Scouts"):
-    stratego.parse_action(state, "e4-e6")
+    notation.parse_action(state, "e4-e6")
 
 
 def test_scout_long_move_and_attack_at_the_end():
@@ -139,7 +141,7 @@ def test_scout_moves_along_rows_until_blocked():
   assert {"d4", "c4"} <= targets(state, "e4")
   assert "b4" not in targets(state, "e4") and "a4" not in targets(state, "e4")
   with pytest.raises(ValueError, match="blocked at b4"):
-    stratego.parse_action(state, "e4-a4")
+    notation.parse_action(state, "e4-a4")
 
 
 def test_scout_blocked_by_lakes():
@@ -149,7 +151,7 @@ def test_scout_blocked_by_lakes():
   assert "b5" in targets(state, "a5") and "a10" in targets(state, "a5")
   assert "c5" not in targets(state, "a5")  # A lake.
   with pytest.raises(ValueError, match="c5 is a lake"):
-    stratego.parse_action(state, "a5-d5")
+    notation.parse_action(state, "a5-d5")
 
 
 def test_scout_blocked_by_a_piece_stops_before_it():
@@ -157,7 +159,7 @@ def test_scout_blocked_by_a_piece_stops_before_it():
   assert {"e5", "e6", "e7"} <= targets(state, "e4")
   assert "e8" not in targets(state, "e4")
   with pytest.raises(ValueError, match="blocked at e7"):
-    stratego.parse_action(state, "e4-e8")
+    notation.parse_action(state, "e4-e8")
 
 
 def test_a_long_move_reveals_a_scout_and_a_short_one_does_not():
@@ -166,7 +168,7 @@ def test_a_long_move_reveals_a_scout_and_a_short_one_does_not():
   assert state.board_rows(1)[5][5] == "?"
   play(state, "e4-e6")
   assert state.board_rows(1)[4][4] == "S"
-  observer = stratego.StrategoObserver(
+  observer = observer_lib.StrategoObserver(
       state.get_game(), pyspiel.IIGObservationType(perfect_recall=False))
   observer.set_from(state, 1)
   # Player 1 sees the board rotated: e6 (row 5, column 4) is (4, 5).
@@ -181,7 +183,7 @@ def test_two_square_rule_forbids_the_fourth_move():
   assert "a4" not in targets(state, "a5")
   assert "a6" in targets(state, "a5")
   with pytest.raises(ValueError, match="two-square rule"):
-    stratego.parse_action(state, "a5-a4")
+    notation.parse_action(state, "a5-a4")
   play(state, "a5-a6", "i6-i7", "a6-a5", "i7-i6")  # A new pair of squares.
   assert "a6" in targets(state, "a5")
 
@@ -233,7 +235,7 @@ def test_more_squares_rule_forbids_chasing_back_into_a_position():
   assert state.chaser == 0 and len(state.chase_positions) == 24
   assert targets(state, "e5") == {"e4", "f5"}  # Not e6: the lap's start.
   with pytest.raises(ValueError, match="more-squares rule: e5-e6"):
-    stratego.parse_action(state, "e5-e6")
+    notation.parse_action(state, "e5-e6")
   play(state, "e5-f5")  # Threatens nothing: the chase is over.
   assert state.chaser is None and not any(state.evading)
 
@@ -400,60 +402,21 @@ def test_random_setups_are_uniform():
     assert probability == pytest.approx(1 / setups, rel=1e-9)
 
 
-def test_action_strings():
-  state = fixed_state({"e4": "S"}, {})
-  action = stratego.parse_action(state, "e4-e6")
-  assert state.action_to_string(0, action) == "Sc e4-e6"
-  assert stratego.parse_action(state, "Sc e4-e6") == action
-  assert stratego.parse_action(state, "e4xe6") == action
-  with pytest.raises(ValueError, match="is a Scout"):
-    stratego.parse_action(state, "Ma e4-e6")
-  with pytest.raises(ValueError, match="no piece of yours on e5"):
-    stratego.parse_action(state, "e5-e6")
-  with pytest.raises(ValueError, match="not a square"):
-    stratego.parse_action(state, "e4-k6")
-  with pytest.raises(ValueError, match="row or a column"):
-    stratego.parse_action(state, "e4-f5")
-
-
 def test_action_strings_name_the_piece_only_to_who_knows_it():
   state = fixed_state({"e4": "M"}, {"e7": "G", SPARE_SCOUT: "S"})
-  marshal_up = stratego.parse_action(state, "e4-e5")
+  marshal_up = notation.parse_action(state, "e4-e5")
   assert state.action_to_string(0, marshal_up) == "Ma e4-e5"
   assert state.action_to_string(1, marshal_up) == "e4-e5"
   play(state, "e4-e5", "j7-j6", "e5-e6")
-  general_left = stratego.parse_action(state, "e7-d7")
+  general_left = notation.parse_action(state, "e7-d7")
   assert state.action_to_string(0, general_left) == "e7-d7"
   play(state, "e7xe6")  # The General attacks the Marshal: both revealed.
-  marshal = stratego.parse_action(state, "e6-e5")
+  marshal = notation.parse_action(state, "e6-e5")
   assert state.action_to_string(1, marshal) == "Ma e6-e5"
   placing = pyspiel.load_game("barrage_stratego").new_initial_state()
   spy = placing.legal_actions()[0]
   assert placing.action_to_string(0, spy) == "Sp a1"
   assert placing.action_to_string(1, spy) == "placement"
-
-
-@pytest.mark.parametrize("attacker,defender,story", [
-    ("G", "M", "your General attacked their Marshal on a7 and was removed"),
-    ("N", "B", "your Miner took their Bomb on a7"),
-    ("S", "B", "your Scout hit their Bomb on a7 and was removed"),
-    ("G", "G", "your General and their General on a7 removed each other"),
-    ("S", "F", "your Scout captured their Flag on a7"),
-])
-def test_the_last_ply_in_words(attacker, defender, story):
-  state = attack_from_a4(attacker, defender)
-  assert stratego.describe_last_ply(state, 0) == story
-  assert stratego.describe_last_ply(state, 1) == story.replace(
-      "your", "THEIR").replace("their", "your").replace("THEIR", "their")
-
-
-def test_a_plain_move_in_words():
-  state = fixed_state({"e4": "S"}, {SPARE_SCOUT: "S"})
-  play(state, "e4-e6")
-  assert stratego.describe_last_ply(state, 0) == (
-      "you moved e4-e6 (a Scout: no other piece moves that far)")
-  play(state, "j7-j6")
-  assert stratego.describe_last_ply(state, 0) == "the opponent moved j7-j6"
 
 
 def _hidden_views(state: pyspiel.State, player: int) -> tuple:
