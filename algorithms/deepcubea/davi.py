@@ -22,7 +22,6 @@ network as a model file that `CostToGo.load` reads.
 """
 
 import dataclasses
-import json
 import math
 import os
 import time
@@ -511,8 +510,7 @@ def plot_training(metrics_path: str, plot_path: str,
   """Loss and target updates; greedy solve rate and mean J by depth."""
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
   plt = reporting.plt
-  with open(metrics_path, encoding="utf-8") as f:
-    records = [json.loads(line) for line in f]
+  records = reporting.read_json_lines(metrics_path)
   train_records = [r for r in records if r["kind"] == "train"]
   evals = [r for r in records if r["kind"] == "eval"]
   fig, axes = plt.subplots(1, 3, figsize=(17, 4.5))
