@@ -50,7 +50,6 @@ know which executor runs its tasks.
 import dataclasses
 import functools
 import os
-import pickle
 import time
 from typing import Any, Callable, Mapping, NamedTuple, Optional
 
@@ -518,16 +517,12 @@ class Pipeline:
   def _save(self) -> None:
     """Writes the driver's state atomically, then removes the carries it no
     longer names."""
-    state = {"record": self._record, "log": self.log,
-             "wall_time": self._wall_time, "task_time": self._task_time,
-             "env_steps": self._env_steps, "episodes": self._episodes,
-             "active": self.active, "next_seed": self._next_seed,
-             "population": self.population.state()}
-    os.makedirs(self.directory, exist_ok=True)
-    partial = self._state_path + checkpoints.PARTIAL_SUFFIX
-    with open(partial, "wb") as f:
-      pickle.dump(state, f)
-    os.replace(partial, self._state_path)
+    checkpoints.save(self._state_path, None, self._record, extra={
+        "log": self.log, "wall_time": self._wall_time,
+        "task_time": self._task_time, "env_steps": self._env_steps,
+        "episodes": self._episodes, "active": self.active,
+        "next_seed": self._next_seed,
+        "population": self.population.state()})
     kept = {os.path.basename(a.checkpoint or a.warm_from)
             for a in self.active if a.checkpoint or a.warm_from}
     learners = os.path.join(self.directory, "learners")
@@ -535,16 +530,8 @@ class Pipeline:
       os.remove(os.path.join(learners, name))
 
   def _restore(self) -> None:
-    with open(self._state_path, "rb") as f:
-      state = pickle.load(f)
-    if state["record"] != self._record:
-      differences = sorted(name for name in set(state["record"]) |
-                           set(self._record)
-                           if state["record"].get(name) !=
-                           self._record.get(name))
-      raise ValueError(f"{self._state_path} belongs to another run (it "
-                       f"differs in {', '.join(differences)}); use another "
-                       "directory or the same settings")
+    """Takes back the state `_save` wrote (ValueError if another run's)."""
+    state = checkpoints.restore(self._state_path, self._record).extra
     self.log, self.active = state["log"], state["active"]
     self._wall_time, self._env_steps = state["wall_time"], state["env_steps"]
     self._episodes = state["episodes"]

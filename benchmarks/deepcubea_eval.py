@@ -2,7 +2,7 @@
 
 For each model and each (λ, N) setting: % solved, mean solution length,
 the mean optimal length of the same instances and % optimal (from the exact
-solvers of `algorithms/puzzle_solvers/test_sets.py`: 15-puzzle IDA* with
+solvers of `algorithms/puzzle_solvers/instances.py`: 15-puzzle IDA* with
 pattern databases, the 2×2×2 distance table, Lights Out over GF(2); none
 for the 3×3×3 cube, which gets a classical comparison instead: the mean
 quarter-turn length of Kociemba's two-phase solutions, `kociemba` package of
@@ -33,7 +33,7 @@ import numpy as np
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.utils import reporting
 
 matplotlib.use("Agg")
@@ -86,15 +86,15 @@ def evaluate(name: str) -> list[Run]:
   puzzle_name, size = name.rsplit("_", 1)
   size = int(size)
   model = bwas.shipped_model(puzzle_name, size)
-  puzzle = test_sets.make_puzzle(puzzle_name, size)
-  instances = list(test_sets.test_set(puzzle_name, size, _COUNT.value,
-                                      _SEED.value))
+  puzzle = instances.make_puzzle(puzzle_name, size)
+  test_set = list(instances.generate(puzzle_name, size, _COUNT.value,
+                                     _SEED.value))
   two_phase = [len(cube_solvers.solve_two_phase(puzzle.parse(i.state)))
-               if name == "rubiks_cube_3" else None for i in instances]
+               if name == "rubiks_cube_3" else None for i in test_set]
   runs = []
   for weight, batch in _settings(name):
-    model(puzzle.parse(instances[0].state)[None])  # Compiles before timing.
-    for index, instance in enumerate(instances):
+    model(puzzle.parse(test_set[0].state)[None])  # Compiles before timing.
+    for index, instance in enumerate(test_set):
       start = puzzle.parse(instance.state)
       solution = bwas.solve(model, start, weight, batch, _MAX_NODES.value)
       runs.append(Run(name, weight, batch, None if solution.actions is None

@@ -74,6 +74,7 @@ def batched_rate(preset: str, batch: int, steps: int,
   """Uniformly random steps per second through the batched engine."""
   import jax  # pylint: disable=g-import-not-at-top
   import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+  from open_spiel_ext.algorithms.nn import masking  # pylint: disable=g-import-not-at-top
   from open_spiel_ext.games.hanabi import engine as engine_lib  # pylint: disable=g-import-not-at-top
   engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset),
                                    auto_reset=True)
@@ -81,8 +82,9 @@ def batched_rate(preset: str, batch: int, steps: int,
   @jax.jit
   def rollout(state, key):
     def random_step(state, key):
-      logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-      return engine.step(state, jax.random.categorical(key, logits)), None
+      mask = state.legal_action_mask
+      action = masking.masked_sample(key, jnp.zeros(mask.shape), mask)
+      return engine.step(state, action), None
     return jax.lax.scan(random_step, state,
                         jax.random.split(key, steps))[0]
 

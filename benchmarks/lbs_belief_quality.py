@@ -39,7 +39,7 @@ import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-imp
 from open_spiel_ext.algorithms.hanabi import belief_model  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import beliefs  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import blueprints  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import r2d2  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.hanabi import shipped  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import sparta  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.games.hanabi import engine as engine_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -71,7 +71,7 @@ BELIEFS = ("exact", "learned", "filtered", "grounded")
 @functools.lru_cache(maxsize=None)
 def _setup(preset: str, blueprint_name: str, model_path: str):
   engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
-  blueprint = r2d2.blueprint_from_name(engine, preset, blueprint_name)
+  blueprint = shipped.blueprint_from_name(engine, preset, blueprint_name)
   model = belief_model.load(model_path)
   model.check(blueprint)
   return blueprint, model
@@ -172,7 +172,7 @@ def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  model_path = _BELIEF_MODEL.value or belief_model.shipped_path(
+  model_path = _BELIEF_MODEL.value or shipped.belief_model_path(
       _PRESET.value, _BLUEPRINT.value)
   with cli.user_input():
     _setup(_PRESET.value, _BLUEPRINT.value, model_path)

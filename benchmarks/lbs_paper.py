@@ -40,9 +40,9 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import belief_model  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import beliefs  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import selfplay  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.hanabi import shipped  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.hanabi import sparta  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -74,7 +74,7 @@ _MAX_BELIEF_HANDS = flags.DEFINE_integer(
     "max_belief_hands", sparta.Settings.max_belief_hands,
     "SPARTA refuses exact beliefs that may hold more hands.")
 _BELIEF_DIR = flags.DEFINE_string(
-    "belief_dir", belief_model.WEIGHTS_DIR, "Where the belief models are "
+    "belief_dir", shipped.WEIGHTS_DIR, "Where the belief models are "
     "(<preset>_<blueprint>_belief.npz).")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the decks and searches.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
@@ -115,7 +115,7 @@ def _searches(preset: str, blueprint: str, depths: Sequence[Optional[int]],
   settings = sparta.Settings(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
                              max_belief_hands=_MAX_BELIEF_HANDS.value)
   model = os.path.join(_BELIEF_DIR.value, os.path.basename(
-      belief_model.shipped_path(preset, blueprint)))
+      shipped.belief_model_path(preset, blueprint)))
   cells = [("SPARTA", selfplay.search_spec("sparta", [1], settings))]
   players = [[1]] + ([[0, 1]] if both_players else [])
   for depth in depths:

@@ -22,7 +22,7 @@ seed took to reach `--target`, and the minutes per run; writes
 p2sro_leduc.png (exploitability against environment steps and wall time)
 and p2sro_leduc.json. Runs checkpoint under --output_dir/leduc_runs: the
 same command resumes them, and a finished run's log stays there as
-<method>_seed<k>.json. The runs go seed by seed across the methods.
+<method>_seed<k>.jsonl. The runs go seed by seed across the methods.
 
   python benchmarks/p2sro_thesis.py --output_dir=/tmp/p2sro_thesis
   python benchmarks/p2sro_thesis.py --experiments=leduc --seeds=3
@@ -137,8 +137,7 @@ def plot(results: dict[str, dict], path: str) -> None:
   for label, result in results.items():
     curves = np.asarray(result["curves"])
     mean = curves.mean(0)
-    error = curves.std(0, ddof=1) / np.sqrt(len(curves)) if len(
-        curves) > 1 else np.zeros_like(mean)
+    error = reporting.standard_error(curves)
     iterations = np.arange(1, len(mean) + 1)
     axis.plot(iterations, mean, label=label)
     axis.fill_between(iterations, np.maximum(mean - error, 1e-6),
@@ -156,16 +155,15 @@ def plot(results: dict[str, dict], path: str) -> None:
 def _leduc_run(method: str, seed: int) -> list[dict]:
   """One Leduc run's log to --env_steps, resumed from its checkpoints if any.
 
-  A finished run leaves its log as leduc_runs/<method>_seed<seed>.json, which
-  later invocations read instead of its checkpoints (the JSON is small enough
-  to keep with the results; the checkpoints may then be deleted).
+  A finished run leaves its log as leduc_runs/<method>_seed<seed>.jsonl,
+  which later invocations read instead of its checkpoints (the JSON lines
+  are small enough to keep with the results; the checkpoints may then be
+  deleted).
   """
   name = os.path.join(_OUTPUT_DIR.value, "leduc_runs", f"{method}_seed{seed}")
-  if os.path.exists(name + ".json"):
-    with open(name + ".json", encoding="utf-8") as f:
-      log = json.load(f)
-    if log and log[-1]["env_steps"] >= _ENV_STEPS.value:
-      return log
+  log = reporting.read_json_lines(name + ".jsonl")
+  if log and log[-1]["env_steps"] >= _ENV_STEPS.value:
+    return log
   settings = p2sro.Settings(method=method, seed=seed)
   with p2sro.Pipeline(pyspiel.load_game("leduc_poker"),
                       learner_configs.oracle_config(_ORACLE.value), settings,
@@ -178,10 +176,8 @@ def _leduc_run(method: str, seed: int) -> list[dict]:
               f"{entry.env_steps:,d} env steps, {entry.wall_time:.0f} s, "
               f"{entry.fixed} policies, exploitability "
               f"{entry.exploitability:.3f}", flush=True)
-    log = [entry._asdict() for entry in pipeline.log]
-  with open(name + ".json", "w", encoding="utf-8") as f:
-    json.dump(log, f)
-  return log
+    reporting.write_log(pipeline.log, name + ".jsonl")
+  return reporting.read_json_lines(name + ".jsonl")
 
 
 def leduc() -> dict[str, list[list[dict]]]:

@@ -25,9 +25,9 @@ import matplotlib
 import numpy as np
 
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
+from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import test_sets
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
 
@@ -60,7 +60,7 @@ def fifteen_puzzle() -> list[int]:
         f"{time.perf_counter() - began:.1f} s (built or loaded from cache)")
   lengths, nodes, seconds = [], 0, 0.0
   for index, board in enumerate(
-      test_sets.scrambled_states("sliding_puzzle", 4, _FIFTEEN.value,
+      instances.scrambled_states("sliding_puzzle", 4, _FIFTEEN.value,
                                  _SEED.value)):
     result = sliding_solvers.solve(board, 4, heuristic)
     lengths.append(len(result.actions))

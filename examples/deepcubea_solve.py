@@ -26,7 +26,7 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
-from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
@@ -74,7 +74,7 @@ def main(argv: Sequence[str]) -> int:
     raise app.UsageError(
         f"--model is for {model.config.puzzle} size {model.config.size}, not "
         f"{puzzle_name} size {size}")
-  puzzle = test_sets.make_puzzle(puzzle_name, size)
+  puzzle = instances.make_puzzle(puzzle_name, size)
   with cli.user_input("state" if _STATE.value else "scramble"):
     start = (puzzle.parse(_STATE.value) if _STATE.value else
              puzzle.scramble(_SCRAMBLE.value, _SEED.value))

@@ -21,7 +21,7 @@ from absl import flags
 import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
-from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -30,7 +30,7 @@ _PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string(
     "blueprint", "rules", "Whose games: 'rules', a shipped strength (" +
-    ", ".join(r2d2.STRENGTHS) + ") or a weights file of hanabi_train.")
+    ", ".join(shipped.STRENGTHS) + ") or a weights file of hanabi_train.")
 _MAX_UPDATES = flags.DEFINE_integer("max_updates", 10**7,
                                     "Stop after this many updates.")
 _MAX_MINUTES = flags.DEFINE_float("max_minutes", 30.0,
@@ -66,8 +66,8 @@ def main(argv: Sequence[str]) -> None:
   engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(
       _PRESET.value))
   with cli.user_input("blueprint"):
-    blueprint = r2d2.blueprint_from_name(engine, _PRESET.value,
-                                         _BLUEPRINT.value)
+    blueprint = shipped.blueprint_from_name(engine, _PRESET.value,
+                                            _BLUEPRINT.value)
   with cli.user_input():
     if _VALUE_LAYERS.value is None:
       value_layers = () if blueprint.has_value else (256, 256)

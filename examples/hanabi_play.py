@@ -30,9 +30,8 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms.hanabi import belief_model
-from open_spiel_ext.algorithms.hanabi import r2d2
 from open_spiel_ext.algorithms.hanabi import selfplay
+from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
@@ -41,7 +40,7 @@ _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string(
     "blueprint", "rules", "The blueprint: 'rules' (the rule-based bot), a "
-    "shipped learned one of the preset (" + ", ".join(r2d2.STRENGTHS) +
+    "shipped learned one of the preset (" + ", ".join(shipped.STRENGTHS) +
     "), or a weights file of hanabi_train.")
 _SEARCH = flags.DEFINE_enum("search", "none", list(selfplay.SEARCHES),
                             "Search on top of the blueprint.")
@@ -88,7 +87,7 @@ def main(argv: Sequence[str]) -> None:
                         threshold=_THRESHOLD.value),
         selfplay.parse_depth(_ROLLOUT_DEPTH.value),
         _MIN_ACCEPTANCE.value,
-        _BELIEF_MODEL.value or belief_model.shipped_path(
+        _BELIEF_MODEL.value or shipped.belief_model_path(
             _PRESET.value, _BLUEPRINT.value))
     selfplay.check_spec(_PRESET.value, _BLUEPRINT.value, search)
   with cli.user_input("output_dir"), cli.executor_from_flags() as executor:

@@ -5,7 +5,7 @@
 
 Each instance's `state` loads as `pyspiel.load_game("<puzzle>(size=..,
 state=..)")`; `optimal_length` and `solution` come from the exact solvers
-(`algorithms/puzzle_solvers/test_sets.py` says which), or are null where no
+(`algorithms/puzzle_solvers/instances.py` says which), or are null where no
 exact solver is within reach (3×3×3 cube, sliding puzzles above 15).
 """
 
@@ -17,10 +17,10 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms.puzzle_solvers import test_sets
+from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.utils import cli
 
-_PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", test_sets.PUZZLES,
+_PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", instances.PUZZLES,
                             "Which puzzle.")
 _SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
 _COUNT = flags.DEFINE_integer("count", 100, "Instances.")
@@ -33,20 +33,20 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input("size"):
-    test_sets.make_puzzle(_PUZZLE.value, _SIZE.value)
+    instances.make_puzzle(_PUZZLE.value, _SIZE.value)
   began = time.perf_counter()
-  instances = []
+  records = []
   for index, instance in enumerate(
-      test_sets.test_set(_PUZZLE.value, _SIZE.value, _COUNT.value, _SEED.value,
+      instances.generate(_PUZZLE.value, _SIZE.value, _COUNT.value, _SEED.value,
                          _SOLVE.value)):
-    instances.append(dataclasses.asdict(instance))
+    records.append(dataclasses.asdict(instance))
     print(f"instance {index + 1}/{_COUNT.value}: optimal length "
           f"{instance.optimal_length} ({time.perf_counter() - began:.1f} s)",
           flush=True)
   with open(_OUTPUT.value, "w") as output:
     json.dump({"puzzle": _PUZZLE.value, "size": _SIZE.value,
-               "seed": _SEED.value, "instances": instances}, output, indent=1)
-  print(f"wrote {len(instances)} instances to {_OUTPUT.value}")
+               "seed": _SEED.value, "instances": records}, output, indent=1)
+  print(f"wrote {len(records)} instances to {_OUTPUT.value}")
 
 
 if __name__ == "__main__":

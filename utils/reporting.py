@@ -270,11 +270,16 @@ def counting_compilations() -> Iterator[Compilations]:
     jax.monitoring.unregister_event_duration_listener(listen)
 
 
-def standard_error(values: Sequence[float]) -> float:
-  """The standard error of the mean of `values` (0 for one value)."""
+def standard_error(values: Any) -> Any:
+  """The standard error of the mean over the first axis of `values`: a
+  float for [runs] values, a [points] array for [runs, points] curves (0
+  for one run)."""
   values = np.asarray(values, np.float64)
-  return float(values.std(ddof=1) / np.sqrt(len(values))) if len(
-      values) > 1 else 0.0
+  if len(values) > 1:
+    error = values.std(axis=0, ddof=1) / np.sqrt(len(values))
+  else:
+    error = np.zeros(values.shape[1:])
+  return float(error) if values.ndim == 1 else error
 
 
 def plot_runs(path: str, results: dict[str, Sequence[Sequence[dict]]],

@@ -22,7 +22,6 @@ network as a model file that `CostToGo.load` reads.
 """
 
 import dataclasses
-import json
 import math
 import os
 import time
@@ -38,6 +37,7 @@ from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.nn import layers
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.games.puzzles import single_player
 from open_spiel_ext.utils import checkpoints
 
@@ -359,18 +359,11 @@ def load_checkpoint(path: str, config: DaviConfig
 def export_model(path: str, config: DaviConfig,
                  train_state: training.TrainState, info: dict[str, Any],
                  dtype: str = "float32") -> None:
-  """Writes the network (weights, batch-norm averages, config) as one .npz."""
-  arrays = {}
-  for prefix, tree in (("params", train_state.params),
-                       ("state", train_state.net_state)):
-    for module, values in tree.items():
-      for name, value in values.items():
-        value = np.asarray(value)
-        if np.issubdtype(value.dtype, np.floating):
-          value = value.astype(dtype)
-        arrays[f"{prefix}|{module}|{name}"] = value
-  meta = {"config": dataclasses.asdict(config), **info}
-  np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+  """Writes the network (weights, batch-norm averages, config) as one
+  weights file (`nn/weights.py`)."""
+  weights.save(path, train_state.params,
+               {"config": dataclasses.asdict(config), **info}, dtype=dtype,
+               state=train_state.net_state)
 
 
 class CostToGo:
@@ -387,21 +380,11 @@ class CostToGo:
   @classmethod
   def load(cls, path: str) -> "CostToGo":
     """Reads a model written by `export_model`."""
-    with np.load(path) as data:
-      meta = json.loads(str(data["meta"]))
-      trees = {"params": {}, "state": {}}
-      for key in data.files:
-        if key == "meta":
-          continue
-        prefix, module, name = key.split("|")
-        value = data[key]
-        if np.issubdtype(value.dtype, np.floating):
-          value = value.astype(np.float32)
-        trees[prefix].setdefault(module, {})[name] = jnp.asarray(value)
+    params, net_state, meta = weights.load_with_state(path, "DeepCubeA model")
     config_fields = meta.pop("config")
     config_fields["hidden_sizes"] = tuple(config_fields["hidden_sizes"])
-    return cls(DaviConfig(**config_fields), trees["params"], trees["state"],
-               meta)
+    params, net_state = jax.tree.map(jnp.asarray, (params, net_state))
+    return cls(DaviConfig(**config_fields), params, net_state, meta)
 
   def network_weights(self) -> tuple[hk.Params, hk.State]:
     return self._params, self._net_state
@@ -527,8 +510,7 @@ def plot_training(metrics_path: str, plot_path: str,
   """Loss and target updates; greedy solve rate and mean J by depth."""
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
   plt = reporting.plt
-  with open(metrics_path, encoding="utf-8") as f:
-    records = [json.loads(line) for line in f]
+  records = reporting.read_json_lines(metrics_path)
   train_records = [r for r in records if r["kind"] == "train"]
   evals = [r for r in records if r["kind"] == "eval"]
   fig, axes = plt.subplots(1, 3, figsize=(17, 4.5))

@@ -51,8 +51,6 @@ from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import reporting
 
-WEIGHTS_DIR = os.path.join(os.path.dirname(__file__), "weights")
-
 
 def max_moves(rules: engine_lib.Rules) -> int:
   """The most moves a game can last: plays and discards draw the deck and
@@ -496,8 +494,3 @@ def load(path: str) -> BeliefModel:
   return BeliefModel(params, NetworkConfig(**settings),
                      engine_lib.Rules(**meta["rules"]), meta["blueprint"],
                      meta["blueprint_name"], path, meta["info"])
-
-
-def shipped_path(preset: str, blueprint_name: str) -> str:
-  """Where the package keeps the belief model of a preset's blueprint."""
-  return os.path.join(WEIGHTS_DIR, f"{preset}_{blueprint_name}_belief.npz")

@@ -24,9 +24,9 @@ compiled for one blueprint serves another of the same kind (`key`):
 `reads_observations` says whether `act` reads `states.observation` (then a
 caller that changes hands by hand must call `engine.observe` first).
 
-`RuleBlueprint` wraps `rule_bot`; `r2d2.LearnedBlueprint` is the learned
-one. `jitted` compiles a blueprint's calls, `play_out` plays games to the
-end, `self_play_scores` whole games from decks.
+`RuleBlueprint` wraps `rule_bot`; `learned_blueprint.LearnedBlueprint` is
+the learned one. `jitted` compiles a blueprint's calls, `play_out` plays
+games to the end, `self_play_scores` whole games from decks.
 """
 
 import abc

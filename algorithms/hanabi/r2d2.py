@@ -1,12 +1,6 @@
-"""Learned Hanabi blueprints: a public-private recurrent Q network trained
-by independent Q-learning in self-play (R2D2-style), on the batched engine.
-
-The network (as the LBS paper's blueprints): each player's LSTM runs over
-the public features of its observations (everything but the partner's cards,
-`Rules.private_size`), an MLP over the whole observation, and the two meet
-in an element-wise product feeding a dueling head (a state value plus
-centred action advantages). The LSTM's state is therefore public: search
-can keep one per player and re-run only the MLP for each hand it samples.
+"""R2D2: trains the learned Hanabi blueprints' public-private recurrent Q
+network (`q_network.py`) by independent Q-learning in self-play, on the
+batched engine.
 
 Training (R2D2, Kapturowski et al. 2019, as SAD and OBL use it on Hanabi):
 `num_envs` games self-play with one shared network, each game with its own
@@ -22,12 +16,10 @@ a* the online network's best legal move at t + n (whoever moves then: the
 players share the score and the network), cut at the end of the game.
 The target network is copied every `target_update_every` updates.
 
-`train` runs it with checkpoints, evaluations (greedy self-play on fixed
-decks), a weights snapshot per evaluation, and resumes from its checkpoint;
-`examples/hanabi_train.py` is its command line. Weights files
-(`save_weights`, `load_weights`) hold the parameters in float16 with the
-rules and the network's settings; `LearnedBlueprint` (`load_blueprint`,
-`blueprint_from_name`) plays them as a `blueprints.Blueprint`.
+`train` runs it with checkpoints, evaluations (greedy self-play of the
+`learned_blueprint.LearnedBlueprint` on fixed decks), a weights snapshot
+per evaluation (`q_network.save_weights`), and resumes from its checkpoint;
+`examples/hanabi_train.py` is its command line.
 """
 
 import dataclasses
@@ -43,38 +35,25 @@ import numpy as np
 import optax
 
 from open_spiel_ext.algorithms.hanabi import blueprints
-from open_spiel_ext.algorithms.nn import layers
+from open_spiel_ext.algorithms.hanabi import learned_blueprint
+from open_spiel_ext.algorithms.hanabi import q_network
+from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.nn import training
-from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import reporting
 
-WEIGHTS_DIR = os.path.join(os.path.dirname(__file__), "weights")
-STRENGTHS = ("weak", "medium", "strong")
 # The network width (public layer, LSTM, private layer) of each preset.
 PRESET_WIDTHS = {"small": 128, "full": 256, "six_cards": 256,
                  "seven_cards": 256}
-
-@dataclasses.dataclass(frozen=True)
-class NetworkConfig:
-  """The public-private network's widths."""
-  public_hidden: tuple[int, ...] = (256,)  # Dense layers before the LSTM.
-  lstm_size: int = 256
-  private_hidden: tuple[int, ...] = (256,)  # Then one layer of lstm_size.
-
-  def __post_init__(self):
-    learner_lib.check_widths(self, "public_hidden")
-    learner_lib.check_widths(self, "private_hidden")
-    learner_lib.check_positive(self, "lstm_size")
 
 
 @dataclasses.dataclass(frozen=True)
 class Config:
   """R2D2's settings (the module docstring)."""
-  network: NetworkConfig = NetworkConfig()
+  network: q_network.NetworkConfig = q_network.NetworkConfig()
   num_envs: int = 128  # Games self-played at once.
   unroll: int = 40  # Moves per stored segment.
   n_step: int = 3
@@ -102,149 +81,6 @@ class Config:
         "target_update_every")
     learner_lib.check_non_negative(self, "learning_starts", "epsilon_alpha")
     learner_lib.check_unit_interval(self, "discount", "epsilon")
-
-
-# The network.
-
-
-class PublicPrivateQ(hk.Module):
-  """Q values from a public LSTM and a private MLP (module docstring)."""
-
-  def __init__(self, rules: engine_lib.Rules, config: NetworkConfig):
-    super().__init__(name="public_private_q")
-    self._private_size = rules.private_size
-    self._num_actions = rules.num_actions
-    self._lstm_size = config.lstm_size
-    self._torso = layers.LSTMTorso(config.public_hidden, config.lstm_size,
-                                   name="public")
-    self._private = layers.MLP(config.private_hidden + (config.lstm_size,),
-                               name="private")
-
-  def initial_state(self, batch: int) -> hk.LSTMState:
-    return self._torso.initial_state(batch)
-
-  def remember(self, observations: jax.Array, state: hk.LSTMState
-              ) -> tuple[jax.Array, hk.LSTMState]:
-    """One step of the LSTM on [B, O] observations' public features."""
-    return self._torso(observations[..., self._private_size:], state)
-
-  def unroll(self, observations: jax.Array, first: jax.Array,
-             state: hk.LSTMState) -> jax.Array:
-    """[T, B, lstm] LSTM outputs over [T, B, O] observations, the state
-    reset before step t where `first[t]` (a game starts there)."""
-    core = hk.ResetCore(self._torso)
-    public = observations[..., self._private_size:]
-    return hk.dynamic_unroll(core, (public, first), state)[0]
-
-  def q(self, hidden: jax.Array, observations: jax.Array) -> jax.Array:
-    """[B, A] Q values from [B, lstm] LSTM outputs and [B, O] observations."""
-    fused = hidden * self._private(observations)
-    value = hk.Linear(1, name="value")(fused)
-    advantage = hk.Linear(self._num_actions, name="advantage")(fused)
-    return value + advantage - advantage.mean(axis=-1, keepdims=True)
-
-
-@functools.lru_cache(maxsize=None)
-def network(rules: engine_lib.Rules,
-            config: NetworkConfig) -> hk.MultiTransformed:
-  """init(rng, observations [B, O]) and apply = (remember, unroll, q)."""
-
-  def forward():
-    net = PublicPrivateQ(rules, config)
-
-    def init(observations):
-      hidden, _ = net.remember(observations,
-                               net.initial_state(observations.shape[0]))
-      return net.q(hidden, observations)
-
-    return init, (net.remember, net.unroll, net.q)
-
-  return hk.without_apply_rng(hk.multi_transform(forward))
-
-
-def initial_memory(config: NetworkConfig, batch: int,
-                   players: int) -> hk.LSTMState:
-  """The LSTM state of every player of `batch` games before any step."""
-  zeros = jnp.zeros((batch, players, config.lstm_size))
-  return hk.LSTMState(zeros, zeros)
-
-
-def _flat(x: jax.Array) -> jax.Array:
-  return x.reshape((-1,) + x.shape[2:])
-
-
-def remember_all(net: hk.MultiTransformed, params: hk.Params,
-                 memory: hk.LSTMState,
-                 states: engine_lib.HanabiState) -> hk.LSTMState:
-  """Every player's LSTM state ([B, P, lstm]) after seeing `states`."""
-  batch, players = states.observation.shape[:2]
-  _, state = net.apply[0](params, _flat(states.observation),
-                          jax.tree.map(_flat, memory))
-  return jax.tree.map(lambda x: x.reshape(batch, players, -1), state)
-
-
-def q_of(net: hk.MultiTransformed, params: hk.Params, memory: hk.LSTMState,
-         states: engine_lib.HanabiState, movers: jax.Array,
-         legal: jax.Array) -> jax.Array:
-  """[B, A] the Q values of player `movers[b]` in game b, -inf where
-  `legal` is false."""
-  rows = jnp.arange(movers.shape[0])
-  q = net.apply[2](params, memory.hidden[rows, movers],
-                   states.observation[rows, movers])
-  return jnp.where(legal, q, -jnp.inf)
-
-
-_PRIVATE = "public_private_q/~/private/dense_"
-_HEAD = "public_private_q/~q/"
-
-
-def _q_with_hands(params: hk.Params, config: NetworkConfig,
-                  hidden: jax.Array, observation: jax.Array,
-                  hands: jax.Array, first_slot: int,
-                  num_cards: int) -> jax.Array:
-  """[N, A] the network's Q values (`PublicPrivateQ.q`) for one [O]
-  observation whose private cards from slot `first_slot` on are replaced by
-  each of `hands` ([N, H], -1 empty): the first private layer's input is
-  one-hot, so its output is the observation's without those cards plus the
-  sum of the hand's rows of its weights. `tests/hanabi_r2d2_test.py` checks
-  it against the network."""
-  first = params[_PRIVATE + "0"]
-  start, size = first_slot * num_cards, hands.shape[1] * num_cards
-  cleared = jnp.asarray(observation).at[start:start + size].set(0.0)
-  rows = start + jnp.arange(hands.shape[1]) * num_cards + jnp.maximum(
-      hands, 0)
-  swapped = jnp.where((hands >= 0)[..., None], first["w"][rows], 0.0)
-  x = jax.nn.relu(cleared @ first["w"] + first["b"] + swapped.sum(axis=1))
-  for layer in range(1, len(config.private_hidden) + 1):
-    dense = params[_PRIVATE + str(layer)]
-    x = jax.nn.relu(x @ dense["w"] + dense["b"])
-  fused = hidden * x
-  value = fused @ params[_HEAD + "value"]["w"] + params[_HEAD + "value"]["b"]
-  advantage = (fused @ params[_HEAD + "advantage"]["w"] +
-               params[_HEAD + "advantage"]["b"])
-  return value + advantage - advantage.mean(axis=-1, keepdims=True)
-
-
-# Weights files.
-
-
-def save_weights(path: str, params: hk.Params, rules: engine_lib.Rules,
-                 config: NetworkConfig, info: Optional[dict] = None) -> None:
-  """The parameters (float16), the rules and the network settings."""
-  weights.save(path, params, {"rules": rules.parameters(),
-                              "network": dataclasses.asdict(config),
-                              "info": info or {}})
-
-
-def load_weights(path: str
-                ) -> tuple[hk.Params, NetworkConfig, engine_lib.Rules, dict]:
-  """What `save_weights` wrote: parameters (float32), network settings,
-  rules, and the info saved with them."""
-  params, meta = weights.load(path, "Hanabi blueprint weights")
-  network_settings = {k: tuple(v) if isinstance(v, list) else v
-                      for k, v in meta["network"].items()}
-  return (params, NetworkConfig(**network_settings),
-          engine_lib.Rules(**meta["rules"]), meta["info"])
 
 
 # Acting.
@@ -285,7 +121,7 @@ class Trainer:
     self.rules, self.config = rules, config
     self.engine = engine_lib.HanabiEngine(rules, auto_reset=True)
     self.evaluation_engine = engine_lib.HanabiEngine(rules)
-    self.net = network(rules, config.network)
+    self.net = q_network.network(rules, config.network)
     self.optimizer = optax.chain(
         optax.clip_by_global_norm(config.max_grad_norm),
         optax.adam(config.learning_rate, eps=config.adam_eps))
@@ -303,8 +139,8 @@ class Trainer:
         params, {}, self.optimizer, with_target=True))
     config = self.config
     states = self.engine.init(jax.random.split(env_key, config.num_envs))
-    actors = Actors(states, initial_memory(config.network, config.num_envs,
-                                           self.rules.players),
+    actors = Actors(states, q_network.initial_memory(
+                        config.network, config.num_envs, self.rules.players),
                     jnp.ones(config.num_envs, bool),
                     jnp.asarray(epsilons(config)),
                     jnp.zeros(config.num_envs))
@@ -314,22 +150,23 @@ class Trainer:
               ) -> tuple[Actors, Segment, jax.Array]:
     """`unroll` moves of every game; also the scores of the games that
     ended (NaN where none did), [T, B]."""
-    fresh = initial_memory(self.config.network, self.config.num_envs,
-                           self.rules.players)
+    fresh = q_network.initial_memory(
+        self.config.network, self.config.num_envs, self.rules.players)
 
     def move(actors: Actors, key):
       states = actors.states
       lstm = jax.tree.map(
           lambda f, m: jnp.where(actors.first[:, None, None], f, m),
           fresh, actors.lstm)
-      memory = remember_all(self.net, params, lstm, states)
+      memory = q_network.remember_all(self.net, params, lstm, states)
       movers = states.current_player
-      q = q_of(self.net, params, memory, states, movers,
-               states.legal_action_mask)
+      q = q_network.q_of(self.net, params, memory, states, movers,
+                         states.legal_action_mask)
       explore_key, pick_key = jax.random.split(key)
       explore = jax.random.uniform(explore_key, movers.shape) < actors.epsilon
-      randomly = jax.random.categorical(
-          pick_key, jnp.where(states.legal_action_mask, 0.0, -jnp.inf))
+      randomly = masking.masked_sample(
+          pick_key, jnp.zeros(states.legal_action_mask.shape),
+          states.legal_action_mask)
       action = jnp.where(explore, randomly,
                          jnp.argmax(q, axis=-1)).astype(jnp.int32)
       after = self.engine.step(states, action)
@@ -352,13 +189,13 @@ class Trainer:
     first = jnp.repeat(segment.first, players, axis=1)
     hidden = self.net.apply[1](
         params, observation.reshape(steps, batch * players, -1), first,
-        jax.tree.map(_flat, segment.lstm))
+        jax.tree.map(q_network.merge_leading_axes, segment.lstm))
     hidden = hidden.reshape(steps, batch, players, -1)
     pick = jax.nn.one_hot(segment.mover, players)[..., None]
     mover_hidden = (hidden * pick).sum(axis=2)
     mover_observation = (observation * pick).sum(axis=2)
-    q = self.net.apply[2](params, _flat(mover_hidden),
-                          _flat(mover_observation))
+    q = self.net.apply[2](params, q_network.merge_leading_axes(mover_hidden),
+                          q_network.merge_leading_axes(mover_observation))
     return q.reshape(steps, batch, -1)
 
   def _targets(self, online: jax.Array, target: jax.Array,
@@ -366,7 +203,7 @@ class Trainer:
     """[T − n, B] the n-step double-Q targets (module docstring)."""
     n, discount = self.config.n_step, self.config.discount
     steps = online.shape[0] - n
-    best = jnp.argmax(jnp.where(segment.legal, online, -jnp.inf), axis=-1)
+    best = masking.masked_argmax(online, segment.legal)
     value = jnp.take_along_axis(target, best[..., None], axis=-1)[..., 0]
     total = jnp.zeros_like(value[:steps])
     alive = jnp.ones_like(total)
@@ -418,7 +255,7 @@ class Trainer:
   def empty_buffer(self) -> buffers.Buffer:
     config, rules = self.config, self.rules
     steps = config.unroll + config.n_step
-    zeros = initial_memory(config.network, 1, rules.players)
+    zeros = q_network.initial_memory(config.network, 1, rules.players)
     example = Segment(
         jnp.zeros((steps, rules.players, rules.observation_size), jnp.uint8),
         jnp.zeros(steps, bool), jnp.zeros(steps, jnp.int32),
@@ -432,100 +269,6 @@ class Trainer:
 def trainer(rules: engine_lib.Rules, config: Config) -> Trainer:
   """The trainer of `rules` and `config`, compiled once per process."""
   return Trainer(rules, config)
-
-
-class LearnedBlueprint(blueprints.Blueprint):
-  """A public-private Q network's greedy policy: each player's LSTM over
-  the public features of its observations is the memory; a player's move
-  is the best legal action of its Q values, and its value that action's Q
-  value."""
-
-  has_value = True
-
-  def __init__(self, engine: engine_lib.HanabiEngine, params: hk.Params,
-               config: NetworkConfig):
-    super().__init__(engine)
-    self.config = config
-    self.params = jax.tree.map(jnp.asarray, params)
-    self._net = network(engine.rules, config)
-
-  @property
-  def key(self):
-    return super().key + (self.config,)
-
-  def start(self, params, states):
-    fresh = initial_memory(self.config, states.observation.shape[0],
-                           self.engine.rules.players)
-    return self.remember(params, fresh, states)
-
-  def remember(self, params, memory, states):
-    return remember_all(self._net, params, memory, states)
-
-  def act(self, params, memory, states, movers):
-    legal = self.engine.legal_actions_of(
-        states._replace(current_player=movers))
-    q = q_of(self._net, params, memory, states, movers, legal)
-    return jnp.argmax(q, axis=-1).astype(jnp.int32)
-
-  def act_with_hands(self, params, memory, game, player, mover, hands):
-    """As the default, but without encoding an observation per hand: a
-    hand changes only the private part of the mover's observation (one-hot
-    cards), so the first private layer is the real observation's with the
-    hand's rows of its weights swapped in (`_q_with_hands`)."""
-    engine = self.engine
-    states = jax.tree.map(lambda x: jnp.broadcast_to(
-        x, (hands.shape[0],) + jnp.shape(x)), game)
-    states = states._replace(hands=states.hands.at[:, player].set(
-        hands.astype(jnp.int32)))
-    legal = engine.legal_actions_of(states._replace(
-        current_player=jnp.full(hands.shape[0], mover)))
-    rules = engine.rules
-    offset = (player - mover) % rules.players - 1
-    q = _q_with_hands(params, self.config, memory.hidden[mover],
-                      game.observation[mover], hands,
-                      offset * rules.hand_size, rules.num_cards)
-    return jnp.argmax(jnp.where(legal, q, -jnp.inf), axis=-1).astype(
-        jnp.int32)
-
-  def value(self, params, memory, states):
-    movers = jnp.maximum(states.current_player, 0)
-    legal = self.engine.legal_actions_of(states)
-    q = q_of(self._net, params, memory, states, movers, legal).max(axis=-1)
-    return jnp.where(states.terminated, 0.0, q)
-
-
-def load_blueprint(engine: engine_lib.HanabiEngine,
-                   path: str) -> LearnedBlueprint:
-  """The blueprint of a weights file (ValueError if it was trained on other
-  rules)."""
-  params, config, rules, _ = load_weights(path)
-  if rules != engine.rules:
-    raise ValueError(f"{path} was trained on {rules}, not on {engine.rules}")
-  return LearnedBlueprint(engine, params, config)
-
-
-def shipped_path(preset: str, strength: str = "strong") -> str:
-  """Where the package keeps a preset's learned blueprint of a strength."""
-  if strength not in STRENGTHS:
-    raise ValueError(f"unknown blueprint strength {strength!r}; the "
-                     f"strengths are {', '.join(STRENGTHS)}")
-  return os.path.join(WEIGHTS_DIR, f"{preset}_{strength}.npz")
-
-
-def blueprint_from_name(engine: engine_lib.HanabiEngine, preset: str,
-                        name: str) -> blueprints.Blueprint:
-  """"rules" (the rule-based bot), a shipped strength of `preset` ("weak",
-  "medium", "strong"), or the path of a weights file."""
-  if name == "rules":
-    return blueprints.RuleBlueprint(engine)
-  path = shipped_path(preset, name) if name in STRENGTHS else name
-  if not os.path.exists(path):
-    shipped = (sorted(f for f in os.listdir(WEIGHTS_DIR) if f.endswith(
-        ".npz")) if os.path.isdir(WEIGHTS_DIR) else [])
-    raise ValueError(f"no blueprint {name!r}: {path} does not exist (give "
-                     f"'rules', a strength of {', '.join(STRENGTHS)}, or a "
-                     f"weights file; shipped: {', '.join(shipped) or 'none'})")
-  return load_blueprint(engine, path)
 
 
 # The training run.
@@ -623,17 +366,19 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
     wall_time = time.perf_counter() - started
     if moves // eval_every > (moves - per_unroll) // eval_every or (
         moves >= max_moves or wall_time >= max_seconds):
-      evaluated = blueprints.self_play_scores(LearnedBlueprint(
-          run.evaluation_engine, train_state.params, config.network), decks)
+      evaluated = blueprints.self_play_scores(
+          learned_blueprint.LearnedBlueprint(
+              run.evaluation_engine, train_state.params, config.network),
+          decks)
       snapshot = os.path.join("snapshots", f"moves_{moves}.npz")
       entry = LogEntry(moves, int(train_state.step), wall_time,
                        float(np.mean(losses)) if losses else float("nan"),
                        float(np.mean(scores)) if scores else float("nan"),
                        float(evaluated.mean()),
                        reporting.standard_error(evaluated), snapshot)
-      save_weights(os.path.join(output_dir, snapshot), train_state.params,
-                   rules, config.network,
-                   {"moves": moves, "eval_score": entry.eval_score})
+      q_network.save_weights(os.path.join(output_dir, snapshot),
+                             train_state.params, rules, config.network,
+                             {"moves": moves, "eval_score": entry.eval_score})
       log.append(entry)
       reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
       if on_entry:

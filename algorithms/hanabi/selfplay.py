@@ -23,7 +23,7 @@ import numpy as np
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import lbs
-from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import executors
@@ -34,10 +34,10 @@ SEARCHES = ("none", "sparta", "lbs")
 
 @functools.lru_cache(maxsize=None)
 def blueprint(preset: str, name: str) -> blueprints.Blueprint:
-  """The blueprint `name` of a preset (`r2d2.blueprint_from_name`), loaded
+  """The blueprint `name` of a preset (`shipped.blueprint_from_name`), loaded
   once per process."""
   engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
-  return r2d2.blueprint_from_name(engine, preset, name)
+  return shipped.blueprint_from_name(engine, preset, name)
 
 
 @functools.lru_cache(maxsize=None)

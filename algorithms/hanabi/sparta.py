@@ -33,6 +33,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
 
@@ -216,10 +217,10 @@ def monte_carlo_search(blueprint: blueprints.Blueprint,
       stats.add(move, scores[position::len(moves)])
     done += used
     stderr = settings.stds * stats.stderr(settings.min_samples)
-    lower = np.where(active, stats.mean + bonus - stderr, -np.inf)
-    active &= stats.mean + bonus + stderr >= lower.max()
-  value = np.where(active, stats.mean + bonus, -np.inf)
-  action = int(legal[np.argmax(value)]) if done else chosen
+    lowest = masking.masked_max(stats.mean + bonus - stderr, active)
+    active &= stats.mean + bonus + stderr >= lowest
+  best = masking.masked_argmax(stats.mean + bonus, active)
+  action = int(legal[best]) if done else chosen
   return Decision(action, chosen,
                   {int(a): float(m) for a, m in zip(legal, stats.mean)},
                   done, time.perf_counter() - started)

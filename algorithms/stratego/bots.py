@@ -39,6 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.games.stratego import rules as rules_lib
 import pyspiel
@@ -331,8 +332,7 @@ def _act_of(name: str, army: str):
   def act(params, observation, mask, member, key):
     del params, member
     score = score_of(rules, tables, _decode(rules, observation), key)
-    return jnp.argmax(jnp.where(mask, score, -jnp.inf), axis=-1).astype(
-        jnp.int32)
+    return masking.masked_argmax(score, mask).astype(jnp.int32)
 
   return act
 

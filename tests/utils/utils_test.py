@@ -87,6 +87,11 @@ def test_standard_error_of_the_mean():
   assert reporting.standard_error([1.0, 2.0, 3.0]) == pytest.approx(
       1.0 / np.sqrt(3))
   assert reporting.standard_error([5.0]) == 0.0
+  curves = [[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]
+  np.testing.assert_allclose(reporting.standard_error(curves),
+                             [reporting.standard_error([1.0, 2.0, 3.0]), 0.0])
+  np.testing.assert_array_equal(reporting.standard_error([[1.0, 2.0]]),
+                                [0.0, 0.0])
 
 
 def test_peak_memory_is_in_megabytes_and_covers_what_is_resident():

@@ -12,8 +12,10 @@ from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import lbs
-from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.algorithms.hanabi import learned_blueprint
+from open_spiel_ext.algorithms.hanabi import q_network
 from open_spiel_ext.algorithms.hanabi import selfplay
+from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
@@ -202,11 +204,11 @@ def test_training_learns_and_resumes(tmp_path):
 
 def test_a_model_of_another_blueprint_or_rules_is_refused():
   model = _model(SMALL)
-  learned = r2d2.LearnedBlueprint(
-      ENGINES[SMALL], r2d2.network(SMALL, r2d2.NetworkConfig(
+  learned = learned_blueprint.LearnedBlueprint(
+      ENGINES[SMALL], q_network.network(SMALL, q_network.NetworkConfig(
           (8,), 8, (8,))).init(jax.random.PRNGKey(0),
                                jnp.zeros((1, SMALL.observation_size))),
-      r2d2.NetworkConfig((8,), 8, (8,)))
+      q_network.NetworkConfig((8,), 8, (8,)))
   with pytest.raises(ValueError, match="trained on the games of the "
                      "blueprint 'rules'"):
     lbs.check_setup(learned, model, 4)
@@ -231,13 +233,13 @@ def test_bad_lbs_settings_are_refused():
 
 SHIPPED_MODELS = sorted(
     name[:-len("_belief.npz")].rsplit("_", 1)[::-1] for name in os.listdir(
-        belief_model.WEIGHTS_DIR) if name.endswith("_belief.npz"))
+        shipped.WEIGHTS_DIR) if name.endswith("_belief.npz"))
 
 
 @pytest.mark.parametrize("blueprint_name,preset", SHIPPED_MODELS)
 def test_shipped_belief_models_load_and_score_as_trained(blueprint_name,
                                                          preset):
-  model = belief_model.load(belief_model.shipped_path(preset, blueprint_name))
+  model = belief_model.load(shipped.belief_model_path(preset, blueprint_name))
   blueprint = selfplay.blueprint(preset, blueprint_name)
   model.check(blueprint)
   # The held-out games of the run (seed 0, the trainer's defaults).

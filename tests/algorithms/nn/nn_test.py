@@ -10,6 +10,7 @@ import pytest
 from open_spiel_ext.algorithms.nn import layers
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.nn import training
+from open_spiel_ext.algorithms.nn import weights
 
 LOGITS = np.array([[2.0, 5.0, 1.0, 3.0], [0.5, -1.0, 4.0, 4.0],
                    [1.0, 2.0, 3.0, 4.0]], np.float32)
@@ -140,3 +141,21 @@ def test_target_network_copies():
   assert bool(training.has_target(copied)) and int(copied.target_step) == 7
   np.testing.assert_array_equal(copied.target_params["w"], 0)
   assert training.init_train_state(params, {}, optimizer).target_params is None
+
+
+def test_weights_files_round_trip_parameters_state_and_record(tmp_path):
+  params = {"net/linear": {"w": np.full((2, 3), 0.5, np.float32)}}
+  state = {"net/~/mean_ema": {"average": np.ones((1, 3), np.float32),
+                              "counter": np.array(7, np.int32)}}
+  path = str(tmp_path / "net.npz")
+  weights.save(path, params, {"run": 1}, state=state)
+  loaded, loaded_state, meta = weights.load_with_state(path)
+  jax.tree.map(np.testing.assert_array_equal, (loaded, loaded_state),
+               (params, state))
+  assert loaded_state["net/~/mean_ema"]["counter"].dtype == np.int32
+  assert loaded["net/linear"]["w"].dtype == np.float32
+  assert meta == {"run": 1}
+  assert weights.load(path)[0].keys() == params.keys()
+  (tmp_path / "other.npz").write_bytes(b"not a weights file")
+  with pytest.raises(ValueError, match="other.npz is not a toy network"):
+    weights.load(str(tmp_path / "other.npz"), "toy network")
