@@ -82,7 +82,7 @@ def main(argv: Sequence[str]) -> None:
   if not os.path.exists(os.path.join(_RUN_DIR.value, "state.pkl")):
     raise app.UsageError(f"--run_dir={_RUN_DIR.value} holds no NXDO run "
                          "(state.pkl)")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
   if recipe.evaluator != best_response.EXACT:
     raise app.UsageError(f"--game={_GAME.value}: no tree to measure the "

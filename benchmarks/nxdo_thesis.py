@@ -364,7 +364,7 @@ def main(argv: Sequence[str]) -> None:
       raise app.UsageError(f"--methods: unknown method {method!r}; the "
                            f"methods are {', '.join(METHODS)}")
   for game_string in _GAMES.value:
-    game = cli.load_game(game_string, "games")
+    game = cli.parse_flag("games", game_string, open_spiel_ext.load_game)
     with cli.user_input("games"):
       engines.make(game)
     methods = _methods(game)

@@ -83,7 +83,7 @@ def _plot(log: list[best_response.LogEntry], path: str, title: str) -> None:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input("game"):
     env = engines.make(game, auto_reset=True)
   with cli.user_input("opponent"):

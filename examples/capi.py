@@ -27,6 +27,7 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
+import open_spiel_ext
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.algorithms.capi import config as capi_config
 from open_spiel_ext.experiments import capi_recipes
@@ -131,7 +132,7 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     config_from_flags(seeds[0]).validate()
   game_string = game_from_flags()
-  game = cli.load_game(game_string)
+  game = cli.parse_flag("game", game_string, open_spiel_ext.load_game)
   with cli.user_input("game"):
     pub_mdp.build(game)
   with cli.user_input("output_dir"):

@@ -37,7 +37,7 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "cfr_output",
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   for variant in _VARIANTS.value:
     if variant not in cfr.VARIANTS:
       raise app.UsageError(f"--variants: unknown variant {variant!r}; "

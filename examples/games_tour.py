@@ -67,8 +67,8 @@ def play_randomly(game: pyspiel.Game,
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  games = [cli.load_game(game_string, "games") for game_string in
-           _GAMES.value or open_spiel_ext.registered_games()]
+  games = [cli.parse_flag("games", game_string, open_spiel_ext.load_game)
+           for game_string in _GAMES.value or open_spiel_ext.registered_games()]
   rng = np.random.RandomState(_SEED.value)
   for game in games:
     header = f"=== {game}"  # Its parameters follow if the string is long.

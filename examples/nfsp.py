@@ -67,7 +67,7 @@ def _describe(entry: nfsp.LogEntry) -> str:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input("game"):
     env = engines.make(game, auto_reset=True)
   config = _config()

@@ -85,7 +85,7 @@ def _describe(entry: nxdo_driver.Iteration) -> str:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   run = _run(game)
   if run.log:
     print(f"resuming after iteration {run.log[-1].iteration}")

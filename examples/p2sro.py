@@ -181,7 +181,7 @@ def _exact(game: pyspiel.Game) -> None:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   if _ORACLE.value == EXACT:
     _exact(game)
   else:

@@ -23,6 +23,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
+import open_spiel_ext  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.stratego import arena  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.stratego import agents  # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext.algorithms.stratego import bots  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -70,7 +71,9 @@ def main(argv: Sequence[str]) -> None:
   if len(players) < 2:
     raise app.UsageError(f"--bots needs two opponents at least, got "
                          f"{names}")
-  game = cli.load_game(f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
+  with cli.user_input("ply_limit"):
+    game = open_spiel_ext.load_game(
+        f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
   env = env_lib.StrategoEnv(game, relative_actions=True)
   table = arena.round_robin(
       env, players, _GAMES.value, jax.random.PRNGKey(_SEED.value),

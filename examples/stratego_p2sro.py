@@ -166,7 +166,7 @@ def _plot(log: list[p2sro.Round], evaluations: list[dict[str, Any]],
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input():
     config = learner_config()
     settings = p2sro.Settings(

@@ -18,6 +18,7 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
+import open_spiel_ext
 from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.experiments import coop_runs
@@ -66,8 +67,8 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   configs = configs_from_flags()
   for game in _GAMES.value:
-    with cli.user_input("games"):
-      pub_mdp.build(cli.load_game(game, "games"))
+    with cli.user_input(f"games={game}"):
+      pub_mdp.build(open_spiel_ext.load_game(game))
   with cli.executor_from_flags() as executor:
     table = coop_runs.run_table(_GAMES.value, configs, _RUNS.value,
                                 _SEED.value, executor, _OUTPUT_DIR.value)

@@ -46,7 +46,7 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   start = time.time()
-  game = cli.load_game(_GAME.value)
+  game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input("game"):
     game_tree.check_game(game)
   tree = game_tree.build_tree(game)

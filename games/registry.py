@@ -1,8 +1,14 @@
 """Registers the plugin's games with pyspiel and remembers their short names,
 and the facts about a game that let algorithms evaluate it on a smaller one
-(`register_clones`)."""
+(`register_clones`); loads game strings with errors that say what is wrong
+(`load_game`)."""
 
-from typing import Any, Callable, NamedTuple
+import contextlib
+import difflib
+import os
+import sys
+import tempfile
+from typing import Any, Callable, Iterator, NamedTuple
 
 import pyspiel
 
@@ -95,3 +101,59 @@ def clones_of(game: pyspiel.Game) -> Clones:
   registered facts, or `game` itself once."""
   clones = _CLONES.get(game.get_type().short_name)
   return Clones(game, 1) if clones is None else clones(game)
+
+
+@contextlib.contextmanager
+def _native_stderr_held_back() -> Iterator[None]:
+  """Holds back what native code writes to stderr; replays it unless the
+  block raises (pyspiel prints each error, with every game's name for an
+  unknown one, before raising it)."""
+  sys.stderr.flush()
+  saved = os.dup(2)
+  with tempfile.TemporaryFile() as held:
+    os.dup2(held.fileno(), 2)
+    try:
+      yield
+    finally:
+      os.dup2(saved, 2)
+      os.close(saved)
+    held.seek(0)
+    sys.stderr.buffer.write(held.read())
+    sys.stderr.flush()
+
+
+def _game_names(parameters: dict[str, Any]) -> list[str]:
+  """The game named by parsed game-string parameters, and any nested one."""
+  names = [parameters["name"]]
+  for value in parameters.values():
+    if isinstance(value, dict) and "name" in value:
+      names += _game_names(value)
+  return names
+
+
+def unknown_game_message(name: str) -> str:
+  """Says that `name` is no game and which are: the plugin's, in full."""
+  close = difflib.get_close_matches(name, pyspiel.registered_names(), n=3)
+  suggestion = f"did you mean {', '.join(close)}? " if close else ""
+  return (f"unknown game {name!r}; {suggestion}the plugin's games are "
+          f"{', '.join(registered_games())} "
+          "(open_spiel_ext.registered_games()); OpenSpiel's are listed by "
+          "pyspiel.registered_names()")
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+  """`pyspiel.load_game(game_string)`, without the C++ side's printout of an
+  error.
+
+  Raises:
+    ValueError: the string names a game (or a nested one) that is not
+      registered; the message suggests the closest names.
+    ValueError or pyspiel.SpielError: the string does not parse, or the game
+      refuses its parameters (the plugin's games raise ValueError, OpenSpiel's
+      C++ games SpielError).
+  """
+  with _native_stderr_held_back():
+    for name in _game_names(pyspiel.game_parameters_from_string(game_string)):
+      if name not in pyspiel.registered_names():
+        raise ValueError(unknown_game_message(name))
+    return pyspiel.load_game(game_string)

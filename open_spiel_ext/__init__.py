@@ -15,6 +15,7 @@ if not os.path.isdir(os.path.join(os.path.dirname(__file__), "games")):
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from open_spiel_ext import games
+from open_spiel_ext.games.registry import load_game
 from open_spiel_ext.games.registry import registered_games
 
-__all__ = ["games", "registered_games"]
+__all__ = ["games", "load_game", "registered_games"]

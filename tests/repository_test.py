@@ -145,6 +145,77 @@ def test_every_relative_link_in_the_readme_and_docs_resolves():
   assert not broken, "broken links:\n" + "\n".join(broken)
 
 
+_TOP_FOLDERS = ("games", "algorithms", "utils", "examples", "benchmarks",
+                "tests", "open_spiel_ext", "docs")
+
+
+def _named_paths(text: str) -> set[str]:
+  """Repository paths the text names in inline code or code blocks
+  (`algorithms/nxdo/driver.py`, `games/stratego/`), and the paths of the
+  modules it names by import name (`open_spiel_ext.algorithms.xdo`,
+  `python -m open_spiel_ext.examples.xdo`)."""
+  blocks = re.findall(r"^```.*?^```", text, flags=re.S | re.M)
+  code = " ".join(blocks + re.findall(r"`([^`\n]+)`",
+                                      _without_code_blocks(text)))
+  paths = set(re.findall(
+      rf"(?<![\w./-])((?:{'|'.join(_TOP_FOLDERS)})/[\w./-]*[\w/])", code))
+  for module in re.findall(r"\bopen_spiel_ext(?:\.\w+)+", text):
+    parts = module.split(".")[1:]
+    if not parts or parts[0] not in _TOP_FOLDERS:
+      parts = ["open_spiel_ext"] + parts  # experiments, registered_games
+    paths.add("/".join(parts))
+  return paths
+
+
+_EXTENSIONS = ("py", "md", "png", "json", "jsonl", "npz", "pkl", "txt", "sh")
+
+
+def _defines(module_path: str, name: str) -> bool:
+  """Whether the module file defines or imports `name`."""
+  with open(os.path.join(REPO_ROOT, module_path), encoding="utf-8") as f:
+    return re.search(rf"\b{re.escape(name)}\b", f.read()) is not None
+
+
+def _exists_as_module(path: str) -> bool:
+  """Whether `path` is a file or folder of the repository, a module
+  (`algorithms/xdo` names algorithms/xdo.py), or a name a module defines
+  (`algorithms/xdo/XDO` or `games/k_gmp.KGmpGame`)."""
+  if os.path.exists(os.path.join(REPO_ROOT, path)) or os.path.exists(
+      os.path.join(REPO_ROOT, path + ".py")):
+    return True
+  head, _, tail = path.rstrip("/").rpartition("/")
+  module, dot, attribute = tail.partition(".")
+  if dot and attribute.isidentifier() and attribute not in _EXTENSIONS:
+    # games/k_gmp.KGmpGame
+    head, tail = f"{head}/{module}" if head else module, attribute
+  if not head:
+    return False
+  for module_file in (head + ".py", os.path.join(head, "__init__.py")):
+    if os.path.isfile(os.path.join(REPO_ROOT, module_file)):
+      return _defines(module_file, tail)
+  return False
+
+
+def test_every_module_path_the_docs_name_exists():
+  missing = [f"{page}: {path}" for page in _markdown_files()
+             for path in sorted(_named_paths(_read(page)))
+             if not _exists_as_module(path)]
+  assert not missing, "paths that do not exist:\n" + "\n".join(missing)
+
+
+def test_a_stale_module_path_is_found():
+  text = "`algorithms/no_such_module.py`, `open_spiel_ext.algorithms.xdo`"
+  assert _named_paths(text) == {"algorithms/no_such_module.py",
+                                "algorithms/xdo"}
+  assert not _exists_as_module("algorithms/no_such_module.py")
+  assert _exists_as_module("algorithms/xdo")
+  assert _exists_as_module("algorithms/tree/")
+  assert _exists_as_module("algorithms/xdo/XDO")
+  assert not _exists_as_module("algorithms/xdo/NoSuchSolver")
+  assert not _exists_as_module("algorithms/tree/no_such_module")
+  assert not _exists_as_module("algorithms/tree.py")
+
+
 def test_the_puzzles_page_two_by_two_example_starts_unsolved():
   command = next(line for line in _read("docs/puzzles.md").splitlines()
                  if "deepcubea_solve" in line and "--size=2" in line)

@@ -10,10 +10,10 @@ that stops reading (`| head`) ends it quietly. It also keeps JAX's probe for
 a TPU from printing its "Unable to initialize backend 'tpu'" line, without
 choosing a platform (a machine with a GPU still uses it).
 
-`load_game` loads a game string and turns what is wrong with it into such an
-error: an unknown game name lists the plugin's games. `user_input(flag)`
-turns the `ValueError` or `pyspiel.SpielError` that library code raises on a
-bad value into one, naming the flag it came from.
+`user_input(flag)` turns the `ValueError` or `pyspiel.SpielError` that
+library code raises on a bad value into such an error, naming the flag it
+came from; `parse_flag(flag, value, parse)` does so for one parser, e.g.
+`open_spiel_ext.load_game`, whose unknown game names list the plugin's games.
 
 `define_game_list(name, default, help)` defines a flag of comma-separated
 game strings that keeps the commas inside a game's parameters
@@ -25,19 +25,16 @@ game strings that keeps the commas inside a game's parameters
 """
 
 import contextlib
-import difflib
 import logging
 import os
 import pathlib
 import signal
 import sys
-import tempfile
 from typing import Any, Callable, Iterator, NoReturn, Optional, Sequence
 
 from absl import app
 from absl import flags
 
-import open_spiel_ext
 from open_spiel_ext.utils import executors
 import pyspiel
 
@@ -109,55 +106,12 @@ def user_input(flag: Optional[str] = None) -> Iterator[None]:
     raise app.UsageError(f"{prefix}{error}") from None
 
 
-@contextlib.contextmanager
-def _native_stderr_held_back() -> Iterator[None]:
-  """Holds back what native code writes to stderr; replays it unless the
-  block raises (pyspiel prints each error, with every game's name for an
-  unknown one, before raising it)."""
-  sys.stderr.flush()
-  saved = os.dup(2)
-  with tempfile.TemporaryFile() as held:
-    os.dup2(held.fileno(), 2)
-    try:
-      yield
-    finally:
-      os.dup2(saved, 2)
-      os.close(saved)
-    held.seek(0)
-    sys.stderr.buffer.write(held.read())
-    sys.stderr.flush()
-
-
-def _game_names(parameters: dict[str, Any]) -> list[str]:
-  """The game named by parsed game-string parameters, and any nested one."""
-  names = [parameters["name"]]
-  for value in parameters.values():
-    if isinstance(value, dict) and "name" in value:
-      names += _game_names(value)
-  return names
-
-
-def unknown_game_message(name: str) -> str:
-  """Says that `name` is no game and which are: the plugin's, in full."""
-  close = difflib.get_close_matches(name, pyspiel.registered_names(), n=3)
-  suggestion = f"did you mean {', '.join(close)}? " if close else ""
-  return (f"unknown game {name!r}; {suggestion}the plugin's games are "
-          f"{', '.join(open_spiel_ext.registered_games())} "
-          "(open_spiel_ext.registered_games()); OpenSpiel's are listed by "
-          "pyspiel.registered_names()")
-
-
-def load_game(game_string: str, flag: str = "game") -> pyspiel.Game:
-  """`pyspiel.load_game(game_string)`, or a UsageError saying what is wrong."""
-  try:
-    with _native_stderr_held_back():
-      for name in _game_names(pyspiel.game_parameters_from_string(game_string)):
-        if name not in pyspiel.registered_names():
-          raise app.UsageError(f"--{flag}={game_string}: "
-                               f"{unknown_game_message(name)}")
-      return pyspiel.load_game(game_string)
-  except (pyspiel.SpielError, ValueError) as error:
-    raise app.UsageError(f"--{flag}={game_string}: {error}") from None
+def parse_flag(flag: str, value: Any, parse: Callable[[Any], Any]) -> Any:
+  """`parse(value)`, or a UsageError `--flag=value: what is wrong` where it
+  raises ValueError or SpielError (e.g. `parse_flag("game", _GAME.value,
+  open_spiel_ext.load_game)`)."""
+  with user_input(f"{flag}={value}"):
+    return parse(value)
 
 
 def split_games(text: str) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 
 import open_spiel_ext
 from open_spiel_ext.utils import cli
+import pyspiel
 
 
 def run_example(name: str, *flags: str,
@@ -79,12 +80,27 @@ def test_game_lists_keep_the_commas_inside_parameters():
   assert cli.split_games("") == []
 
 
-def test_load_game_errors_name_the_flag():
+def test_load_game_names_an_unknown_game_nested_or_not():
+  with pytest.raises(ValueError, match="unknown game 'nope'"):
+    open_spiel_ext.load_game("cached_tree(game=nope())")
+  with pytest.raises(ValueError, match="clones must be >= 1, got clones=0"):
+    open_spiel_ext.load_game("xdo_clone_leduc(clones=0)")
+  game = open_spiel_ext.load_game("cached_tree(game=kuhn_poker())")
+  assert game.num_players() == 2
+
+
+def test_parse_flag_errors_name_the_flag_and_its_value():
   with pytest.raises(app.UsageError, match="--games=nope: unknown game"):
-    cli.load_game("nope", "games")
-  with pytest.raises(app.UsageError, match="unknown game 'nope'"):
-    cli.load_game("cached_tree(game=nope())")
-  assert cli.load_game("cached_tree(game=kuhn_poker())").num_players() == 2
+    cli.parse_flag("games", "nope", open_spiel_ext.load_game)
+  with pytest.raises(app.UsageError, match="--size=-1: bad size"):
+    cli.parse_flag("size", -1, _refuse_negative)
+  assert cli.parse_flag("size", 3, _refuse_negative) == 3
+
+
+def _refuse_negative(value: int) -> int:
+  if value < 0:
+    raise ValueError("bad size")
+  return value
 
 
 def test_a_failed_search_exits_1_after_progress_lines():
