@@ -203,6 +203,29 @@ def test_every_module_path_the_docs_name_exists():
   assert not missing, "paths that do not exist:\n" + "\n".join(missing)
 
 
+def _packages() -> list[str]:
+  """Every package folder of the source tree, relative to the root."""
+  return sorted(os.path.relpath(os.path.dirname(path), REPO_ROOT)
+                for folder in ("games", "algorithms", "utils", "open_spiel_ext")
+                for path in glob.glob(os.path.join(REPO_ROOT, folder, "**",
+                                                   "__init__.py"),
+                                      recursive=True))
+
+
+def test_the_architecture_names_every_package_and_shared_module():
+  named = {path.rstrip("/") for path in
+           _named_paths(_read("docs/architecture.md"))}
+  shared = [os.path.relpath(path, REPO_ROOT)
+            for folder in ("utils", "open_spiel_ext/experiments")
+            for path in glob.glob(os.path.join(REPO_ROOT, folder, "*.py"))
+            if not path.endswith("__init__.py")]
+  unnamed = [package for package in _packages()
+             if not any(path == package or path.startswith(package + "/")
+                        for path in named)]
+  unnamed += [module for module in sorted(shared) if module not in named]
+  assert not unnamed, f"docs/architecture.md does not name {unnamed}"
+
+
 def test_a_stale_module_path_is_found():
   text = "`algorithms/no_such_module.py`, `open_spiel_ext.algorithms.xdo`"
   assert _named_paths(text) == {"algorithms/no_such_module.py",
