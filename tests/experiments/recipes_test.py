@@ -39,6 +39,7 @@ def test_nxdo_recipes_build_runs_nxdo_accepts(game_string, exact):
   run = driver.NXDO(game, recipe.env, oracle, solver,
                     evaluator=recipe.evaluator)
   assert run.log == [] and run.members == []
+  assert run.exact == exact  # Whether it has a tabular policy to write.
 
 
 def test_nxdo_recipes_refuse_a_game_no_engine_plays():
