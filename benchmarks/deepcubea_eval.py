@@ -27,7 +27,6 @@ from typing import Optional, Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import bwas
@@ -35,9 +34,6 @@ from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.utils import reporting
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _NAMES = [puzzles.model_name(*key) for key in puzzles.SHIPPED]
 _MODELS = flags.DEFINE_list("models", _NAMES, "Shipped models evaluated.")
@@ -156,8 +152,8 @@ def print_table(rows: list[dict[str, object]]) -> None:
 def plot(runs: list[Run], path: str) -> None:
   """Per model: length found against optimal length (or the start's J)."""
   names = [n for n in _NAMES if any(r.model == n for r in runs)]
-  fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4.5),
-                           squeeze=False)
+  fig, axes = reporting.plt.subplots(
+      1, len(names), figsize=(5 * len(names), 4.5), squeeze=False)
   for axis, name in zip(axes[0], names):
     group = [r for r in runs if r.model == name and r.length is not None]
     exact = all(r.optimal_length is not None for r in group)

@@ -29,12 +29,10 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -162,7 +160,7 @@ def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
   engines = list(dict.fromkeys(engine for _, engine in results))
   x = np.arange(len(GAMES))
   width = 0.8 / len(engines)
-  fig, ax = plt.subplots(figsize=(10, 4.5))
+  fig, ax = reporting.plt.subplots(figsize=(10, 4.5))
   for index, engine in enumerate(engines):
     heights = [results.get((game, engine), {}).get("steps_per_second", 0)
                for game in GAMES]
@@ -176,8 +174,7 @@ def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
   ax.set_title("Batched environments: pyspiel vs PyspielVectorEnv vs JAX "
                "(batch size)")
   ax.legend(fontsize=8)
-  fig.tight_layout()
-  fig.savefig(path, dpi=120)
+  reporting.save_figure(fig, path, dpi=120)
 
 
 def report_targets(results: dict[tuple[str, str], dict[str, float]]) -> None:
@@ -207,7 +204,6 @@ def main(argv: Sequence[str]) -> None:
             f"{result['steps_per_second']:12,.0f} {ratio:7.1f}x "
             f"{result['compile_seconds']:10.1f}", flush=True)
   report_targets(results)
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   path = os.path.join(_OUTPUT_DIR.value, "env_speed.png")
   plot(results, path)
   print(f"wrote {path}")

@@ -15,15 +15,12 @@ from typing import Callable, Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.games import random_play
+from open_spiel_ext.utils import reporting
 import pyspiel
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -86,7 +83,7 @@ def plot(rows: list[tuple[str, dict, dict]], path: str) -> None:
   """Bar chart of the slowdown (C++ rate / plugin rate) per game and task."""
   labels = [plugin for plugin, _, _ in rows]
   x = np.arange(len(rows))
-  fig, ax = plt.subplots(figsize=(8, 4))
+  fig, ax = reporting.plt.subplots(figsize=(8, 4))
   for offset, task in ((-0.2, "walk"), (0.2, "playout")):
     ax.bar(x + offset, [cpp[task] / ours[task] for _, ours, cpp in rows],
            width=0.4, label=f"{task} (C++ rate / plugin rate)")
@@ -95,8 +92,7 @@ def plot(rows: list[tuple[str, dict, dict]], path: str) -> None:
   ax.set_ylabel("slowdown of the Python wrapper (x)")
   ax.set_title("Plugin games vs the OpenSpiel C++ games they wrap")
   ax.legend()
-  fig.tight_layout()
-  fig.savefig(path, dpi=120)
+  reporting.save_figure(fig, path, dpi=120)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -112,7 +108,6 @@ def main(argv: Sequence[str]) -> None:
     for task, unit in (("walk", "histories"), ("playout", "moves")):
       print(f"{plugin:28s} {task:8s} {ours[task]:12,.0f} {cpp[task]:12,.0f} "
             f"{cpp[task] / ours[task]:8.1f}x   ({unit} per second)")
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   path = os.path.join(_OUTPUT_DIR.value, "game_speed.png")
   plot(rows, path)
   print(f"wrote {path}")

@@ -20,13 +20,10 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -105,7 +102,7 @@ def batched_rate(preset: str, batch: int, steps: int,
 def plot(results: dict[str, dict[str, float]], path: str, preset: str,
          reference: float) -> None:
   labels = list(results)
-  fig, ax = plt.subplots(figsize=(8, 4))
+  fig, ax = reporting.plt.subplots(figsize=(8, 4))
   ax.bar(np.arange(len(labels)),
          [results[label]["steps_per_second"] for label in labels])
   ax.axhline(10 * reference, color="gray", linestyle="--",
@@ -115,8 +112,7 @@ def plot(results: dict[str, dict[str, float]], path: str, preset: str,
   ax.set_ylabel("random steps per second, with observations")
   ax.set_title(f"Hanabi ({preset}): pyspiel (C++ HLE) vs batched JAX engine")
   ax.legend(fontsize=8)
-  fig.tight_layout()
-  fig.savefig(path, dpi=120)
+  reporting.save_figure(fig, path, dpi=120)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -140,7 +136,6 @@ def main(argv: Sequence[str]) -> None:
     print(f"{label:24s} {result['steps_per_second']:12,.0f} {ratio:9.1f}x "
           f"{result['compile_seconds']:10.1f} {result['peak_mb']:8.0f}",
           flush=True)
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   path = os.path.join(_OUTPUT_DIR.value, "hanabi_speed.png")
   plot(results, path, preset, results["pyspiel, mover"]["steps_per_second"])
   print(f"wrote {path}")

@@ -31,20 +31,17 @@ from absl import app
 from absl import flags
 import jax
 import jax.numpy as jnp
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import belief_model  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import beliefs  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import blueprints  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import shipped  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import sparta  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.games.hanabi import engine as engine_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.hanabi import shipped
+from open_spiel_ext.algorithms.hanabi import sparta
+from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 
 _PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
                             "Hanabi variant.")
@@ -154,7 +151,7 @@ def by_step(games: list[dict[str, list[float]]], bin_size: int
 
 
 def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
-  fig, axis = plt.subplots(figsize=(7, 4.5))
+  fig, axis = reporting.plt.subplots(figsize=(7, 4.5))
   middle = [int(row["steps"].split("-")[0]) + _BIN.value / 2 for row in rows]
   for name in BELIEFS:
     mean = np.array([row[name] for row in rows])

@@ -35,17 +35,14 @@ from typing import Any, Optional, Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import beliefs  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import selfplay  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import shipped  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.hanabi import sparta  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.algorithms.hanabi import beliefs
+from open_spiel_ext.algorithms.hanabi import selfplay
+from open_spiel_ext.algorithms.hanabi import shipped
+from open_spiel_ext.algorithms.hanabi import sparta
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
 
 TABLES = ("blueprints", "hand_sizes")
 HAND_SIZE_PRESETS = ("full", "six_cards", "seven_cards")
@@ -194,7 +191,7 @@ def print_hand_sizes(table: dict[str, Any]) -> None:
 
 
 def plot_blueprints(table: dict[str, Any], path: str) -> None:
-  fig, (gains, times) = plt.subplots(1, 2, figsize=(13, 4.5))
+  fig, (gains, times) = reporting.plt.subplots(1, 2, figsize=(13, 4.5))
   labels = list(next(iter(table.values())))
   width = 0.8 / len(table)
   for index, (blueprint, cells) in enumerate(table.items()):
@@ -217,7 +214,7 @@ def plot_blueprints(table: dict[str, Any], path: str) -> None:
 
 
 def plot_hand_sizes(table: dict[str, Any], path: str) -> None:
-  fig, (seconds, memory) = plt.subplots(1, 2, figsize=(12, 4.5))
+  fig, (seconds, memory) = reporting.plt.subplots(1, 2, figsize=(12, 4.5))
   sizes = {"full": 5, "six_cards": 6, "seven_cards": 7}
   for label in next(iter(table.values())):
     runs = [(sizes[preset], cells[label]) for preset, cells in table.items()

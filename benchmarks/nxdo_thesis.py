@@ -34,9 +34,9 @@ line per run),
 nxdo_<game>_iterations.png (NXDO's and PSRO's against double-oracle
 iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint
 under --output_dir/runs/<game>/: the same command resumes them, and a
-finished run leaves its log as <method>_seed<k>.json (and its stronger
-measurement as <method>_seed<k>_final.json), read back instead of running
-it again.
+finished run leaves its log as <method>_seed<k>.jsonl (and its stronger
+measurements as <method>_seed<k>_final.jsonl, one per budget), read back
+instead of running it again.
 
   python benchmarks/nxdo_thesis.py --output_dir=/tmp/nxdo_thesis
   python benchmarks/nxdo_thesis.py --games=kuhn_poker,leduc_poker --minutes=10
@@ -107,6 +107,17 @@ class Setup(NamedTuple):
   nfsp_policy: Optional[Callable[[Any], Any]]
 
   @property
+  def exact(self) -> bool:
+    """Whether exploitability is exact (on the tree) rather than a best
+    response's approximation."""
+    return self.recipe.evaluator == best_response.EXACT
+
+  @property
+  def measure(self) -> str:
+    return ("exact exploitability" if self.exact else
+            "approximate exploitability (a PPO best response)")
+
+  @property
   def nfsp_exploitability(self) -> Optional[Callable[[Any], float]]:
     """The average policy's exploitability (None: exact on the tree)."""
     if self.nfsp_policy is None:
@@ -115,6 +126,12 @@ class Setup(NamedTuple):
 
 
 def _setup(game: pyspiel.Game) -> Setup:
+  """NXDO's recipe for `game`; NFSP plays the game, but the Loss Game's
+  continuous actions binned (its `bins` per dimension).
+
+  Raises:
+    ValueError: no JAX engine plays `game`.
+  """
   recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
   if game.get_type().short_name != "loss_game":
     return Setup(recipe, recipe.env, None)
@@ -225,31 +242,26 @@ def _final_exploitability(game: pyspiel.Game, method: str, seed: int,
 
 
 def _final(game: pyspiel.Game, method: str, seed: int) -> float:
-  """`_final_exploitability` of a finished run (saved beside its log)."""
+  """`_final_exploitability` of a finished run, saved beside its log (one
+  record per --final_eval_steps it was measured with)."""
   directory = _directory(game, method, seed)
-  path = f"{directory}_final.json"
-  if _saved_final(path) is None:
-    if not os.path.isdir(directory):
-      raise FileNotFoundError(
-          f"{directory}: the run's checkpoints are not there to measure its "
-          "last policy again (--final_eval_steps=0 skips this)")
-    print(f"{game}: {method}, seed {seed}: the final policy against a "
-          "stronger best response", flush=True)
-    value = _final_exploitability(game, method, seed, directory)
-    with open(path, "w", encoding="utf-8") as f:
-      json.dump({"exploitability": value,
-                 "max_steps": _FINAL_EVAL_STEPS.value}, f)
-  return _saved_final(path)
-
-
-def _saved_final(path: str) -> Optional[float]:
-  """The measurement saved at `path` if it was made with this budget."""
-  if not os.path.exists(path):
-    return None
-  with open(path, encoding="utf-8") as f:
-    saved = json.load(f)
-  return (saved["exploitability"]
-          if saved["max_steps"] == _FINAL_EVAL_STEPS.value else None)
+  path = f"{directory}_final.jsonl"
+  saved = [record["exploitability"]
+           for record in reporting.read_json_lines(path)
+           if record["max_steps"] == _FINAL_EVAL_STEPS.value]
+  if saved:
+    return saved[-1]
+  if not os.path.isdir(directory):
+    raise FileNotFoundError(
+        f"{directory}: the run's checkpoints are not there to measure its "
+        "last policy again (--final_eval_steps=0 skips this)")
+  print(f"{game}: {method}, seed {seed}: the final policy against a "
+        "stronger best response", flush=True)
+  value = _final_exploitability(game, method, seed, directory)
+  writer = reporting.JsonLinesWriter(path, append=True)
+  writer.write({"exploitability": value, "max_steps": _FINAL_EVAL_STEPS.value})
+  writer.close()
+  return value
 
 
 def _directory(game: pyspiel.Game, method: str, seed: int) -> str:
@@ -258,11 +270,11 @@ def _directory(game: pyspiel.Game, method: str, seed: int) -> str:
 
 
 def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
-  """One run's log, from its JSON if it finished, else run (resumed)."""
+  """One run's log, from its JSON lines if it finished, else run
+  (resumed)."""
   directory = _directory(game, method, seed)
-  if os.path.exists(directory + ".json"):
-    with open(directory + ".json", encoding="utf-8") as f:
-      return json.load(f)
+  if os.path.exists(directory + ".jsonl"):
+    return reporting.read_json_lines(directory + ".jsonl")
   print(f"{game}: {method}, seed {seed}", flush=True)
   setup = _setup(game)
   if method == "psro":
@@ -271,17 +283,16 @@ def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
     log = _nfsp_run(game, setup, seed, directory)
   else:
     log = _nxdo_run(game, setup, method, seed, directory)
-  with open(directory + ".json", "w", encoding="utf-8") as f:
-    json.dump(log, f)
+  reporting.write_log(log, directory + ".jsonl")
   return log
 
 
-def _methods(game: pyspiel.Game) -> list[str]:
-  """--methods, less those `game` does not take (NXDO-VA masks discrete
-  actions; NFSP plays the Loss Game binned, which in 16 dimensions has too
-  many actions)."""
+def _methods(game: pyspiel.Game, setup: Setup) -> list[str]:
+  """--methods, less those `game` does not take: where NFSP plays a binned
+  copy (the Loss Game's), the actions are continuous, which NXDO-VA cannot
+  mask, and in 16 dimensions the copy has too many actions."""
   methods = list(_METHODS.value)
-  if game.get_type().short_name == "loss_game":
+  if setup.nfsp_policy is not None:
     skipped = ["nxdo_va"] + (["nfsp"] if game.num_distinct_actions() > 10_000
                              else [])
     for method in set(skipped) & set(methods):
@@ -300,20 +311,15 @@ def _at(log: list[dict], episodes: int) -> float:
   return reached[-1] if reached else float("nan")
 
 
-def _measure(game: pyspiel.Game) -> str:
-  return ("approximate exploitability (a PPO best response)"
-          if game.get_type().short_name == "loss_game" else
-          "exact exploitability")
-
-
-def report(game: pyspiel.Game, results: dict[str, list[list[dict]]],
+def report(game: pyspiel.Game, measure: str,
+           results: dict[str, list[list[dict]]],
            finals: dict[str, list[float]]) -> None:
   """Prints the table: per method, the exploitability at the episodes every
   run reached and at the end (with `finals`, also the last policies' by a
   stronger best response), mean ± standard error over seeds."""
   common = min(log[-1]["episodes"] for logs in results.values()
                for log in logs)
-  print(f"\n{game}: {_measure(game)}, {_SEEDS.value} seeds, "
+  print(f"\n{game}: {measure}, {_SEEDS.value} seeds, "
         f"{_MINUTES.value:g} training minutes per run")
   columns = [f"at {common:,d} episodes", "at the end"]
   columns += ["end, stronger BR"] if finals else []
@@ -347,12 +353,12 @@ def _by_iterations(results: dict[str, list[list[dict]]]
   return counted
 
 
-def plot(game: pyspiel.Game, results: dict[str, list[list[dict]]],
-         path: str) -> None:
+def plot(game: pyspiel.Game, measure: str,
+         results: dict[str, list[list[dict]]], path: str) -> None:
   reporting.plot_runs(
       path, results, [("episodes", 1e6, "episodes (millions)"),
                       ("wall_time", 60, "wall time (minutes)")],
-      _measure(game).replace(" (", "\n("),
+      measure.replace(" (", "\n("),
       f"{game}: {', '.join(results)}, {_SEEDS.value} seeds")
 
 
@@ -366,29 +372,29 @@ def main(argv: Sequence[str]) -> None:
   for game_string in _GAMES.value:
     game = cli.parse_flag("games", game_string, open_spiel_ext.load_game)
     with cli.user_input("games"):
-      engines.make(game)
-    methods = _methods(game)
+      setup = _setup(game)
+    methods = _methods(game, setup)
     results = {method: [] for method in methods}
     for seed in range(_SEEDS.value):
       for method in methods:
         results[method].append(_run(game, method, seed))
     finals = {}
-    if game.get_type().short_name == "loss_game" and _FINAL_EVAL_STEPS.value:
+    if not setup.exact and _FINAL_EVAL_STEPS.value:
       finals = {method: [_final(game, method, seed)
                          for seed in range(_SEEDS.value)]
                 for method in methods}
-    report(game, results, finals)
+    report(game, setup.measure, results, finals)
     name = f"nxdo_{_slug(str(game))}"
     os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
     with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
               encoding="utf-8") as f:
       json.dump({"runs": results, "final_stronger_br": finals}, f)
     path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
-    plot(game, results, path)
+    plot(game, setup.measure, results, path)
     reporting.plot_runs(
         os.path.join(_OUTPUT_DIR.value, f"{name}_iterations.png"),
         _by_iterations(results),
-        [("iterations", 1, "double-oracle iterations")], _measure(game),
+        [("iterations", 1, "double-oracle iterations")], setup.measure,
         f"{game}: exploitability against double-oracle iterations")
     print(f"wrote {path}, {name}_iterations.png and {name}.json")
 

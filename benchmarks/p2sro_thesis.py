@@ -36,7 +36,6 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
@@ -47,9 +46,6 @@ from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 import pyspiel
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG and JSON go.")
@@ -133,7 +129,7 @@ def report(results: dict[str, dict]) -> None:
 
 
 def plot(results: dict[str, dict], path: str) -> None:
-  fig, axis = plt.subplots(figsize=(7, 4.5))
+  fig, axis = reporting.plt.subplots(figsize=(7, 4.5))
   for label, result in results.items():
     curves = np.asarray(result["curves"])
     mean = curves.mean(0)

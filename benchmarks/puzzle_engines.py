@@ -17,7 +17,6 @@ from absl import app
 from absl import flags
 import jax
 import jax.numpy as jnp
-import matplotlib
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
@@ -25,10 +24,9 @@ from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
 from open_spiel_ext.games.puzzles import sokoban
+from open_spiel_ext.utils import reporting
 import pyspiel
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -122,8 +120,7 @@ def main(argv: Sequence[str]) -> None:
 
 
 def _plot(results: dict[str, tuple[float, list[float]]]) -> None:
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  figure, axes = plt.subplots(figsize=(10, 4.5))
+  figure, axes = reporting.plt.subplots(figsize=(10, 4.5))
   labels = ["pyspiel"] + [f"batch {b:,}" for b in BATCH_SIZES]
   width = 0.8 / len(labels)
   for column, label in enumerate(labels):
@@ -137,9 +134,8 @@ def _plot(results: dict[str, tuple[float, list[float]]]) -> None:
   axes.set_ylabel("children generated per second")
   axes.set_title("Puzzle engines: batched JAX next_states vs pyspiel")
   axes.legend()
-  figure.tight_layout()
   path = os.path.join(_OUTPUT_DIR.value, "puzzle_engines.png")
-  figure.savefig(path, dpi=120)
+  reporting.save_figure(figure, path, dpi=120)
   print(f"wrote {path}")
 
 

@@ -21,7 +21,6 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
@@ -30,9 +29,8 @@ from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
+from open_spiel_ext.utils import reporting
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -149,8 +147,7 @@ def main(argv: Sequence[str]) -> None:
   lights_out_boards()
   distributions = two_by_two()
   cube_rows = three_by_three()
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  figure, axes = plt.subplots(1, 3, figsize=(15, 4))
+  figure, axes = reporting.plt.subplots(1, 3, figsize=(15, 4))
   axes[0].hist(lengths, bins=range(min(lengths), max(lengths) + 2),
                align="left")
   axes[0].set(title=f"15-puzzle optimal lengths (mean {np.mean(lengths):.2f})",
@@ -165,9 +162,8 @@ def main(argv: Sequence[str]) -> None:
     axes[2].semilogy(optimal, [row[3] for row in cube_rows], "o")
   axes[2].set(title="3x3x3 IDA* (corner table)", xlabel="optimal length",
               ylabel="seconds")
-  figure.tight_layout()
   path = os.path.join(_OUTPUT_DIR.value, "puzzle_solvers.png")
-  figure.savefig(path, dpi=120)
+  reporting.save_figure(figure, path, dpi=120)
   print(f"wrote {path}")
 
 

@@ -18,13 +18,10 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import executors  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
+from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import reporting
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the PNG is written.")
@@ -97,7 +94,7 @@ def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
   labels = (["pyspiel"] + [f"batched {b}" for b in BATCH_SIZES] +
             [f"{BATCH_SIZES[-1]} no rules"])
   x = np.arange(len(labels))
-  fig, ax = plt.subplots(figsize=(9, 4))
+  fig, ax = reporting.plt.subplots(figsize=(9, 4))
   for offset, army in ((-0.2, "barrage"), (0.2, "classic")):
     ax.bar(x + offset, [results[army, label]["plies_per_second"]
                         for label in labels], width=0.4, label=army)
@@ -108,8 +105,7 @@ def plot(results: dict[tuple[str, str], dict[str, float]], path: str) -> None:
   ax.set_ylabel("uniformly random plies per second")
   ax.set_title("Stratego: pyspiel API vs batched JAX engine (batch size)")
   ax.legend(fontsize=8)
-  fig.tight_layout()
-  fig.savefig(path, dpi=120)
+  reporting.save_figure(fig, path, dpi=120)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -135,7 +131,6 @@ def main(argv: Sequence[str]) -> None:
             f"{ratio:9.1f}x {result['games']:7,d} "
             f"{result['compile_seconds']:10.1f} {result['peak_mb']:8.0f}",
             flush=True)
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   path = os.path.join(_OUTPUT_DIR.value, "stratego_speed.png")
   plot(results, path)
   print(f"wrote {path}")

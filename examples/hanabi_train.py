@@ -21,8 +21,8 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms.hanabi import q_network
 from open_spiel_ext.algorithms.hanabi import r2d2
+from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -51,9 +51,9 @@ _CHECKPOINT_SECONDS = flags.DEFINE_float("checkpoint_seconds", 300,
 
 
 def config_from_flags() -> r2d2.Config:
-  width = _LSTM_SIZE.value or r2d2.PRESET_WIDTHS[_PRESET.value]
   return r2d2.Config(
-      network=q_network.NetworkConfig((width,), width, (width,)),
+      network=hanabi_recipes.blueprint_network(_PRESET.value,
+                                               _LSTM_SIZE.value),
       num_envs=_NUM_ENVS.value, learning_rate=_LEARNING_RATE.value)
 
 

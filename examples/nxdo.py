@@ -11,9 +11,9 @@ exploitability of a fresh PPO best response. With --oracle=exact, best
 responses come from the tree engine and CFR+ solves the restricted game
 (XDO with delegated actions). Prints a line per iteration and writes, under
 --output_dir: metrics.jsonl, nxdo.png (exploitability against episodes and
-wall time), policy.json (poker: the last meta-NE as a policy of the game, of
-Leduc for m-Clone Leduc) and run/ (checkpoints: rerunning the same command
-resumes).
+wall time), policy.json (where exploitability is exact, as on poker: the
+last meta-NE as a policy of the game, of Leduc for m-Clone Leduc) and run/
+(checkpoints: rerunning the same command resumes).
 
   python -m open_spiel_ext.examples.nxdo --game=kuhn_poker --iterations=10
   python -m open_spiel_ext.examples.nxdo --game="xdo_clone_leduc(clones=20)"
@@ -104,7 +104,7 @@ def main(argv: Sequence[str]) -> None:
                [e.exploitability for e in log]))],
       title=f"{name} ({_ORACLE.value} oracle) on {game}")
   wrote = "metrics.jsonl, nxdo.png, run/"
-  if game.get_type().short_name != "loss_game":
+  if run.exact:  # The meta-NE is a policy of the tree the evaluator walks.
     reporting.save_policy(run.tabular_policy(),
                           os.path.join(output_dir, "policy.json"))
     wrote += ", policy.json"

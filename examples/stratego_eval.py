@@ -18,18 +18,15 @@ from typing import Sequence
 from absl import app
 from absl import flags
 import jax
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top,wrong-import-position
-import open_spiel_ext  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.stratego import arena  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.stratego import agents  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.algorithms.stratego import bots  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.games.stratego import env as env_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import cli  # pylint: disable=g-import-not-at-top,wrong-import-position
-from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top,wrong-import-position
+import open_spiel_ext
+from open_spiel_ext.algorithms.stratego import arena
+from open_spiel_ext.algorithms.stratego import agents
+from open_spiel_ext.algorithms.stratego import bots
+from open_spiel_ext.games.stratego import env as env_lib
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
 
 _BOTS = flags.DEFINE_list(
     "bots", list(bots.BOTS), "The opponents to pit against each other: "
@@ -48,7 +45,8 @@ def plot(names: list[str], table: dict, path: str) -> None:
   rates = np.full((len(names), len(names)), np.nan)
   for (row, column), rate in table.items():
     rates[names.index(row), names.index(column)] = rate.rate
-  fig, axis = plt.subplots(figsize=(1.6 * len(names) + 2, 1.4 * len(names)))
+  fig, axis = reporting.plt.subplots(
+      figsize=(1.6 * len(names) + 2, 1.4 * len(names)))
   image = axis.imshow(rates, vmin=0, vmax=1, cmap="RdBu")
   for i in range(len(names)):
     for j in range(len(names)):

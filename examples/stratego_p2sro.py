@@ -185,8 +185,7 @@ def main(argv: Sequence[str]) -> None:
     pipeline = p2sro.Pipeline(game, config, settings, directory,
                               cli.executor_from_flags, evaluator=None,
                               engine_options=learners.ENGINE_OPTIONS)
-  evaluations = [r for r in (reporting.read_json_lines(bots_path) if
-                             os.path.exists(bots_path) else [])
+  evaluations = [r for r in reporting.read_json_lines(bots_path)
                  if r["population"] <= len(pipeline.population)]
   with pipeline:
     metrics = reporting.JsonLinesWriter(

@@ -166,12 +166,6 @@ class Davi:
     self.cost_to_go = jax.jit(self._cost_to_go)
     self.evaluate = jax.jit(self._evaluate, static_argnums=(3, 4))
 
-  def _legal(self, states: jax.Array) -> jax.Array:
-    legal_mask = getattr(self.engine, "legal_mask", None)
-    if legal_mask is None:
-      return jnp.ones((states.shape[0], self.engine.num_actions), bool)
-    return legal_mask(states)
-
   def training_states(self, key: jax.Array, batch: int) -> jax.Array:
     """States scrambled a uniform 1..K reverse moves from the goal."""
     depth_key, walk_key = jax.random.split(key)
@@ -232,8 +226,8 @@ class Davi:
     values = jnp.where(training.has_target(train_state), values, 0.0)
     return bellman_targets(
         values.reshape(batch, actions),
-        self.engine.is_goal(flat).reshape(batch, actions), self._legal(states),
-        self.engine.is_goal(states))
+        self.engine.is_goal(flat).reshape(batch, actions),
+        self.engine.legal_mask(states), self.engine.is_goal(states))
 
   def _train_step(self, train_state: training.TrainState,
                   key: jax.Array) -> tuple[training.TrainState, jax.Array]:
@@ -272,7 +266,7 @@ class Davi:
       flat = children.reshape((batch * actions,) + children.shape[2:])
       values = 1.0 + self._cost_to_go(params, net_state, flat).reshape(
           batch, actions)
-      best = masking.masked_argmax(-values, self._legal(states))
+      best = masking.masked_argmax(-values, self.engine.legal_mask(states))
       chosen = single_player.chosen_children(children, best)
       return jnp.where(self.engine.is_goal(states)[:, None], states, chosen)
 

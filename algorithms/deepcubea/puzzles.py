@@ -1,8 +1,8 @@
 """The puzzles DeepCubeA trains on: batched engines, defaults, the goal.
 
-A puzzle here is a batched engine (see `games/puzzles/`) with a single goal
-state `goal`, `next_states` [B, A, D] (with `legal_mask` [B, A] where some
-moves are illegal), `prev_states` (the reverse transition model: scrambles
+A puzzle here is a batched engine (`single_player.BatchedPuzzle`, see
+`games/puzzles/`) with a single goal state `goal`: `next_states` [B, A, D],
+`legal_mask` [B, A], `prev_states` (the reverse transition model: scrambles
 walk it from the goal), `is_goal` and `encode`. Every move costs 1.
 """
 

@@ -45,10 +45,6 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import reporting
 
-# The network width (public layer, LSTM, private layer) of each preset.
-PRESET_WIDTHS = {"small": 128, "full": 256, "six_cards": 256,
-                 "seven_cards": 256}
-
 
 @dataclasses.dataclass(frozen=True)
 class Config:

@@ -137,10 +137,16 @@ class NXDO:
         self.restricted_game(self.log[-1].population),
         self._solution.meta_apply, self._solution.meta_params)
 
+  @property
+  def exact(self) -> bool:
+    """Whether the run evaluates on the tree engine (evaluator
+    best_response.EXACT), which `tabular_policy` needs."""
+    return self._exact is not None
+
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """The last meta-NE as an OpenSpiel TabularPolicy (of Leduc poker for
     m-Clone Leduc)."""
-    if self._exact is None:
+    if not self.exact:
       raise ValueError("a tabular policy needs the tree engine "
                        "(evaluator=best_response.EXACT)")
     sweeps = self._exact.sweeps

@@ -26,9 +26,11 @@ import itertools
 import os
 import resource
 import time
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
+
+from open_spiel_ext.games.puzzles import single_player
 
 BatchHeuristic = Callable[[np.ndarray], np.ndarray]
 
@@ -117,16 +119,13 @@ def default_memory_limit() -> int:
   return int(AVAILABLE_MEMORY_FRACTION * available_bytes())
 
 
-def engine_expander(engine: Any) -> Callable[[np.ndarray], tuple[np.ndarray,
-                                                                 np.ndarray]]:
+def engine_expander(
+    engine: single_player.BatchedPuzzle
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
   """(children, legality) of a batch from an engine's jitted functions."""
-  legal_mask = getattr(engine, "legal_mask", None)
-
   def expand(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    children = np.asarray(engine.next_states(states))
-    if legal_mask is None:
-      return children, np.ones(children.shape[:2], bool)
-    return children, np.asarray(legal_mask(states))
+    return (np.asarray(engine.next_states(states)),
+            np.asarray(engine.legal_mask(states)))
 
   return expand
 

@@ -7,17 +7,20 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.algorithms.capi import capi
+from open_spiel_ext.algorithms.hanabi import q_network
 from open_spiel_ext.algorithms.nxdo import driver
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import versus
 from open_spiel_ext.experiments import capi_recipes
+from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.experiments import references
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import batched_poker
+from open_spiel_ext.games.hanabi import engine as hanabi_engine
 import pyspiel
 
 
@@ -36,6 +39,7 @@ def test_nxdo_recipes_build_runs_nxdo_accepts(game_string, exact):
   run = driver.NXDO(game, recipe.env, oracle, solver,
                     evaluator=recipe.evaluator)
   assert run.log == [] and run.members == []
+  assert run.exact == exact  # Whether it has a tabular policy to write.
 
 
 def test_nxdo_recipes_refuse_a_game_no_engine_plays():
@@ -94,3 +98,12 @@ def test_the_tiny_hanabi_config_trains_capi_on_the_suite():
   assert progress.episode == 2
   assert progress.search_value <= (
       references.TINY_HANABI_OPTIMAL_VALUES["e"] + 1e-5)
+
+
+def test_every_hanabi_preset_has_a_blueprint_network():
+  assert set(hanabi_recipes.PRESET_WIDTHS) == set(hanabi_engine.PRESETS)
+  assert hanabi_recipes.blueprint_network("small") == q_network.NetworkConfig(
+      (128,), 128, (128,))
+  assert hanabi_recipes.blueprint_network("full", 16).lstm_size == 16
+  with pytest.raises(ValueError, match="preset='tiny'"):
+    hanabi_recipes.blueprint_network("tiny")

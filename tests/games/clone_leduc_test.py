@@ -59,21 +59,17 @@ def test_action_names_carry_the_clone_index():
   assert str(state).endswith("Clone indices: 1")
 
 
-def test_one_clone_tree_is_leducs():
-  counts = conformance.check_whole_tree(
-      pyspiel.load_game("xdo_clone_leduc(clones=1)"))
-  assert counts == conformance.TreeCounts(
-      histories=9457, decision=3780, terminal=5520, chance=157,
-      information_states=936)
-
-
-@pytest.mark.slow
-def test_two_clone_tree_has_leducs_information_states():
-  counts = conformance.check_whole_tree(
-      pyspiel.load_game("xdo_clone_leduc(clones=2)"))
-  assert counts == conformance.TreeCounts(
-      histories=468517, decision=101430, terminal=365880, chance=1207,
-      information_states=936)
+@pytest.mark.parametrize("clones,counts", [
+    (1, conformance.TreeCounts(  # Leduc's tree.
+        histories=9457, decision=3780, terminal=5520, chance=157,
+        information_states=936)),
+    pytest.param(2, conformance.TreeCounts(
+        histories=468517, decision=101430, terminal=365880, chance=1207,
+        information_states=936), marks=pytest.mark.slow),
+])
+def test_clone_trees_have_leducs_information_states(clones, counts):
+  assert conformance.check_whole_tree(pyspiel.load_game(
+      f"xdo_clone_leduc(clones={clones})")) == counts
 
 
 @pytest.mark.parametrize("clones", [

@@ -56,23 +56,19 @@ def test_random_simulation(config):
 
 
 @CONFIGS
-def test_round_trips(config):
+@pytest.mark.parametrize(
+    "check", [conformance.check_round_trips, conformance.check_tensor_sizes],
+    ids=lambda check: check.__name__)
+def test_state_checks(config, check):
   game = pyspiel.load_game(config.game_string)
   for state in random_states(config):
-    conformance.check_round_trips(game, state)
+    check(game, state)
 
 
 @CONFIGS
 def test_clone(config):
   for state in random_states(config):
     conformance.check_clone(state)
-
-
-@CONFIGS
-def test_tensor_sizes(config):
-  game = pyspiel.load_game(config.game_string)
-  for state in random_states(config):
-    conformance.check_tensor_sizes(game, state)
 
 
 @CONFIGS

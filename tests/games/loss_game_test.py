@@ -1,6 +1,7 @@
 """Tests of the Loss Game: its rules, its pyspiel form and its continuous
 batched environment, which must agree with the pyspiel game step by step (the
-binned engine's contract and agreement are `batched_conformance_test.py`'s)."""
+binned engine's contract and agreement are `batched_conformance_test.py`'s,
+the refusal of bad parameters `bad_input_test.py`'s)."""
 
 import jax
 import jax.numpy as jnp
@@ -99,21 +100,6 @@ def test_continuous_engine_restarts_finished_games():
   np.testing.assert_allclose(state.rewards[:, 0], expected, atol=TOLERANCE)
   np.testing.assert_allclose(state.x, 0.0)  # A fresh game.
   assert np.asarray(state.legal_action_mask).all()
-
-
-@pytest.mark.parametrize("game_string, message", [
-    ("loss_game(dims=3)", "dims must be one of"),
-    ("loss_game(bins=0)", "bins must be >= 2"),
-    ("loss_game(bins=1)", "bins must be >= 2"),
-    ("loss_game(moves=0)", "moves must be >= 1"),
-    ("loss_game(alpha=0.0)", "alpha must be > 0"),
-    ("loss_game(alpha=-2.7)", "alpha must be > 0"),
-    ("loss_game(max_move=0.0)", "max_move must be > 0"),
-    ("loss_game(dims=16,bins=3)", "3\\*\\*16"),
-])
-def test_bad_parameters_are_refused(game_string, message):
-  with pytest.raises(ValueError, match=message):
-    pyspiel.load_game(game_string)
 
 
 def test_engines_refuse_bad_settings():

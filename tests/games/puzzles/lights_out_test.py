@@ -1,5 +1,6 @@
 """Lights Out: the game, the batched engine's scrambles, the GF(2) solver
-(`puzzle_conformance_test.py` checks the engine against the game)."""
+(`puzzle_conformance_test.py` checks the engine against the game,
+`bad_input_test.py` the refusal of bad parameters)."""
 
 import collections
 
@@ -36,17 +37,6 @@ def test_scramble_is_seeded_and_max_length_ends_the_game():
   while not state.is_terminal():
     state.apply_action(state.legal_actions()[0])
   assert state.returns()[0] >= -4
-
-
-@pytest.mark.parametrize("bad,named", [
-    ("lights_out(size=1)", "size=1"),
-    ("lights_out(size=3,state=01/10)", "state='01/10'"),
-    ("lights_out(max_length=0)", "max_length=0"),
-    ("lights_out(scramble_moves=-1)", "scramble_moves=-1"),
-])
-def test_bad_parameters_are_named(bad, named):
-  with pytest.raises(ValueError, match=named):
-    pyspiel.load_game(bad)
 
 
 def test_batched_scrambles_match_repeated_presses():

@@ -1,5 +1,6 @@
 """Rubik's cube: move tables, the batched engine's scrambles, the solvers
-(`puzzle_conformance_test.py` checks the engine against the game)."""
+(`puzzle_conformance_test.py` checks the engine against the game,
+`bad_input_test.py` the refusal of bad parameters)."""
 
 import jax
 import numpy as np
@@ -72,20 +73,6 @@ def test_batched_scrambles_are_random_moves_from_solved():
     for action in actions[:, column]:
       state = cube.next_state(state, action)
     np.testing.assert_array_equal(state, expected)
-
-
-@pytest.mark.parametrize("bad,named", [
-    ("rubiks_cube(size=4)", "size=4"),
-    ("rubiks_cube(size=2,state=UUUU/RRRR)", "not 6 faces"),
-    ("rubiks_cube(size=2,state=UUUU/RRRR/FFFF/DDDD/LLLL/BBBX)", "not 6 faces"),
-    ("rubiks_cube(size=2,state=UUUU/RRRR/FFFF/DDDD/LLLL/BBBU)",
-     "colour counts"),
-    ("rubiks_cube(state=UUUURUUUU/RRRRURRRR/FFFFFFFFF/DDDDDDDDD/LLLLLLLLL/"
-     "BBBBBBBBB)", "centres"),
-])
-def test_bad_parameters_are_named(bad, named):
-  with pytest.raises(ValueError, match=named):
-    pyspiel.load_game(bad)
 
 
 def test_two_by_two_table_gives_gods_number_and_distribution():

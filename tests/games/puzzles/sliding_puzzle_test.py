@@ -1,5 +1,6 @@
 """Sliding puzzles: rules, the batched engine's scrambles, optimal solvers
-(`puzzle_conformance_test.py` checks the engine against the game)."""
+(`puzzle_conformance_test.py` checks the engine against the game,
+`bad_input_test.py` the refusal of bad parameters)."""
 
 import collections
 
@@ -64,18 +65,6 @@ def test_solvability_is_the_parity_of_reachable_boards(eight_puzzle_distances):
     tiles = np.flatnonzero(board)[:2]
     board[tiles] = board[tiles[::-1]]  # Swapping two tiles flips the parity.
     assert not sliding_puzzle.is_solvable(board, 4)
-
-
-@pytest.mark.parametrize("bad,named", [
-    ("sliding_puzzle(size=2)", "size=2"),
-    ("sliding_puzzle(size=8)", "size=8"),
-    ("sliding_puzzle(size=3,state=1 2 3/4 5 6/7 8)", "not 3 rows"),
-    ("sliding_puzzle(size=3,state=1 2 3/4 5 6/7 8 8)", "not 3 rows"),
-    ("sliding_puzzle(size=3,state=2 1 3/4 5 6/7 8 0)", "cannot reach"),
-])
-def test_bad_parameters_are_named(bad, named):
-  with pytest.raises(ValueError, match=named):
-    pyspiel.load_game(bad)
 
 
 def test_batched_scrambles_are_solvable_boards():

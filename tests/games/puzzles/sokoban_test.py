@@ -1,10 +1,10 @@
 """Sokoban: pushes, deadlocks, reverse play, shipped levels
-(`puzzle_conformance_test.py` checks the batched engine against the game)."""
+(`puzzle_conformance_test.py` checks the batched engine against the game,
+`bad_input_test.py` the refusal of bad parameters)."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.games.puzzles import sokoban
@@ -46,19 +46,6 @@ def test_a_box_in_a_corner_is_a_deadlock_kept_until_max_length():
   while not state.is_terminal():
     state.apply_action(rng.choice(state.legal_actions()))
   assert not state.is_solved() and state.returns() == [-30.0]
-
-
-@pytest.mark.parametrize("bad,named", [
-    ("sokoban(state=####/#@$#/###)", "rows differ"),
-    ("sokoban(state=####/#@x#/####)", "characters"),
-    ("sokoban(state=#####/#@$$#/#####)", "2 boxes and 0 goals"),
-    ("sokoban(state=#####/# $.#/#####)", "0 players"),
-    ("sokoban(level=-1)", "level=-1"),
-    ("sokoban(level=1000000)", "level=1000000"),
-])
-def test_bad_parameters_are_named(bad, named):
-  with pytest.raises(ValueError, match=named):
-    pyspiel.load_game(bad)
 
 
 def test_observation_is_four_planes():
