@@ -36,7 +36,7 @@ ALGORITHMS = ("iql", "hql", "vdn", "sad", "ia2c2", "pub_mdp_q")
 
 
 @dataclasses.dataclass(frozen=True)
-class BaselineConfig:
+class Config:
   """Hyperparameters; ε and the learning rate decay linearly over episodes."""
   algorithm: str = "iql"
   episodes: int = 20_000
@@ -72,7 +72,7 @@ class BaselineConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class Evaluation:
+class LogEntry:
   """Greedy values of every run after `episode` episodes."""
   episode: int
   values: np.ndarray
@@ -145,7 +145,7 @@ class _Step:
 class _TabularLearner:
   """Tables over (stage, private state, partner's greedy action, action)."""
 
-  def __init__(self, arrays: GameArrays, config: BaselineConfig, runs: int,
+  def __init__(self, arrays: GameArrays, config: Config, runs: int,
                rng: np.random.Generator):
     self.arrays, self.config, self.rng = arrays, config, rng
     width = arrays.legal.shape[2]
@@ -311,8 +311,8 @@ def _draw_deals(prior: np.ndarray, runs: int, rng: np.random.Generator):
   return np.unravel_index(flat, prior.shape)
 
 
-def train(mdp: pub_mdp.PubMdp, config: BaselineConfig, runs: int,
-          seed: int) -> Iterator[Evaluation]:
+def train(mdp: pub_mdp.PubMdp, config: Config, runs: int,
+          seed: int) -> Iterator[LogEntry]:
   """Trains `runs` independent runs in lockstep; yields greedy evaluations.
 
   Run r's results depend on (seed, runs), not on other flags.
@@ -333,10 +333,10 @@ def train(mdp: pub_mdp.PubMdp, config: BaselineConfig, runs: int,
     learner.learn(steps, run, x0, x1, learning_rate)
     if (episode + 1) % config.eval_every == 0 or (
         episode + 1 == config.episodes):
-      yield Evaluation(episode + 1, learner.evaluate())
+      yield LogEntry(episode + 1, learner.evaluate())
 
 
-def _train_pub_mdp_q(mdp, config, runs, rng) -> Iterator[Evaluation]:
+def _train_pub_mdp_q(mdp, config, runs, rng) -> Iterator[LogEntry]:
   """Q-learning of the coordinator over the enumerated belief graph."""
   graph = pub_mdp.belief_graph(mdp)
   valid = graph.valid
@@ -368,4 +368,4 @@ def _train_pub_mdp_q(mdp, config, runs, rng) -> Iterator[Evaluation]:
       belief = successor
     if (episode + 1) % config.eval_every == 0 or (
         episode + 1 == config.episodes):
-      yield Evaluation(episode + 1, graph.values(q.argmax(-1)))
+      yield LogEntry(episode + 1, graph.values(q.argmax(-1)))

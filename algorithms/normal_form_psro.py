@@ -44,7 +44,7 @@ PERFORMANCE_SHIFT = 1.0  # Performances are compared shifted to be positive.
 
 
 @dataclasses.dataclass(frozen=True)
-class Settings:
+class Config:
   """What every method shares."""
   learning_rate: float = 0.5  # r.
   threshold: float = 0.03  # Relative improvement below which one is fixed.
@@ -98,10 +98,10 @@ def best_response(payoffs: np.ndarray, mixture: np.ndarray) -> np.ndarray:
 class _Run:
   """A population and the bookkeeping every method shares."""
 
-  def __init__(self, payoffs: np.ndarray, settings: Settings,
+  def __init__(self, payoffs: np.ndarray, config: Config,
                rng: np.random.Generator, first: np.ndarray):
     self.payoffs = payoffs
-    self.settings = settings
+    self.config = config
     self.rng = rng
     self.fixed = [first]
 
@@ -111,10 +111,10 @@ class _Run:
   def nash_weights(self, stacked: np.ndarray) -> np.ndarray:
     """The meta-Nash's weights over the policies [K, strategies]."""
     meta_game = stacked @ self.payoffs @ stacked.T
-    if self.settings.meta_solver == "lp":
+    if self.config.meta_solver == "lp":
       return meta_solvers.lp(meta_game)[0]
     return meta_solvers.fictitious_play(
-        meta_game, self.settings.fictitious_play_iterations)[0]
+        meta_game, self.config.fictitious_play_iterations)[0]
 
   def meta_nash(self, policies: list[np.ndarray]) -> np.ndarray:
     """The mixed strategy the meta-Nash of `policies` plays."""
@@ -129,7 +129,7 @@ class _Run:
 
   def plateaued(self, performance: float, previous: float) -> bool:
     return ((performance + PERFORMANCE_SHIFT) /
-            (previous + PERFORMANCE_SHIFT) - 1 < self.settings.threshold)
+            (previous + PERFORMANCE_SHIFT) - 1 < self.config.threshold)
 
   def exploitability(self, active: list[np.ndarray]) -> float:
     return exploitability(self.payoffs, self.meta_nash(self.fixed + active))
@@ -162,9 +162,9 @@ def _pipeline(run: _Run, iterations: int, learners: int,
     fixed_now = []
     for level, learner in enumerate(active):
       below = [l.policy for l in active[:level]] if levels_see_below else []
-      rate = run.settings.learning_rate
-      if run.settings.anneal and not fix_lowest:
-        rate /= 1 + learner.updates / run.settings.anneal_steps
+      rate = run.config.learning_rate
+      if run.config.anneal and not fix_lowest:
+        rate /= 1 + learner.updates / run.config.anneal_steps
       done = learner.update(run, run.meta_nash(run.fixed + below), rate)
       if done and fix_lowest and (level == 0 or not levels_see_below):
         fixed_now.append(learner)
@@ -187,7 +187,7 @@ def _rectified(run: _Run, iterations: int) -> list[float]:
            _beaten_mixture(run, stacked, weights, index))
           for index in np.flatnonzero(weights > SUPPORT_THRESHOLD)]
     finished = [learner for learner, opponent in generation
-                if learner.update(run, opponent, run.settings.learning_rate)]
+                if learner.update(run, opponent, run.config.learning_rate)]
     if len(finished) == len(generation):
       run.fixed.extend(learner.policy for learner, _ in generation)
       generation = []
@@ -206,14 +206,14 @@ def _beaten_mixture(run: _Run, stacked: np.ndarray, weights: np.ndarray,
 def _self_play(run: _Run, iterations: int) -> list[float]:
   learner, curve = _Learner(run.random_policy()), []
   for _ in range(iterations):
-    if learner.update(run, run.fixed[-1], run.settings.learning_rate):
+    if learner.update(run, run.fixed[-1], run.config.learning_rate):
       run.fixed.append(learner.policy)
       learner = _Learner(run.random_policy())
     curve.append(run.exploitability([learner.policy]))
   return curve
 
 
-def run(method: str, payoffs: np.ndarray, settings: Settings,
+def run(method: str, payoffs: np.ndarray, config: Config,
         iterations: int, seed: int = 0,
         first: Optional[np.ndarray] = None
        ) -> tuple[list[float], list[np.ndarray]]:
@@ -233,19 +233,19 @@ def run(method: str, payoffs: np.ndarray, settings: Settings,
                      "symmetric zero-sum game)")
   rng = np.random.default_rng(seed)
   methods: dict[str, Callable[[_Run], list[float]]] = {
-      "p2sro": lambda r: _pipeline(r, iterations, settings.learners, True,
+      "p2sro": lambda r: _pipeline(r, iterations, config.learners, True,
                                    True),
       "psro": lambda r: _pipeline(r, iterations, 1, True, True),
-      "naive": lambda r: _pipeline(r, iterations, settings.learners, True,
+      "naive": lambda r: _pipeline(r, iterations, config.learners, True,
                                    False),
-      "dch": lambda r: _pipeline(r, iterations, settings.learners, False,
+      "dch": lambda r: _pipeline(r, iterations, config.learners, False,
                                  True),
       "rectified": lambda r: _rectified(r, iterations),
       "self_play": lambda r: _self_play(r, iterations),
   }
   if method not in methods:
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-  state = _Run(payoffs, settings, rng,
+  state = _Run(payoffs, config, rng,
                rng.dirichlet(np.ones(len(payoffs))) if first is None else
                np.asarray(first, np.float64))
   curve = methods[method](state)

@@ -79,7 +79,7 @@ STATE_FILE = "state.pkl"
 
 
 @dataclasses.dataclass(frozen=True)
-class Settings:
+class Config:
   """What the population method does around its learners."""
   method: str = "p2sro"
   learners: int = 3  # Active learners of p2sro, naive and dch.
@@ -120,7 +120,7 @@ class Settings:
     return meta_solvers.META_SOLVERS[self.meta_solver](payoffs)[0]
 
 
-class Round(NamedTuple):
+class LogEntry(NamedTuple):
   """What one round left."""
   round: int
   fixed: int  # Policies in the population.
@@ -138,7 +138,7 @@ class Round(NamedTuple):
 class Task(NamedTuple):
   """One learner's stretch of training, as the driver hands it out."""
   game: str
-  config: best_response.AnyConfig
+  learner_config: best_response.AnyConfig
   num_envs: int
   seed: int  # A new learner's seed (when `start` is None).
   start: Optional[str]  # The carry's checkpoint to continue from.
@@ -219,7 +219,7 @@ def _trainer(game: str, config: best_response.AnyConfig, num_envs: int,
 def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
   learner_lib.share_compilations(task.compilation_cache)
-  trainer = _trainer(task.game, task.config, task.num_envs,
+  trainer = _trainer(task.game, task.learner_config, task.num_envs,
                      task.engine_options)
   if task.start is not None:
     carry = checkpoints.restore(task.start, trainer.record).tree
@@ -256,10 +256,11 @@ class Pipeline:
 
   Args:
     game: the game (one a JAX engine plays).
-    config: the learners' config (`dqn.Config`, `ppo.Config`, `sac.Config`).
-    settings: the method's settings.
+    learner_config: the learners' config (`dqn.Config`, `ppo.Config`,
+      `sac.Config`).
+    config: the method's config.
     directory: where the state and the learners' checkpoints live; a run
-      found there with the same game and settings is resumed.
+      found there with the same game and configs is resumed.
     make_executor: () -> an executor for the learners' tasks (a new one
       replaces an executor whose worker died).
     evaluator: best_response.EXACT: payoffs and the meta-Nash's
@@ -272,38 +273,40 @@ class Pipeline:
       (`engines.make`), such as how Stratego's learners see it.
   """
 
-  def __init__(self, game: pyspiel.Game, config: best_response.AnyConfig,
-               settings: Settings, directory: str,
+  def __init__(self, game: pyspiel.Game,
+               learner_config: best_response.AnyConfig, config: Config,
+               directory: str,
                make_executor: Callable[[], executors.Executor],
                evaluator: Any = best_response.EXACT,
                engine_options: Optional[Mapping[str, Any]] = None):
     self._engine_options = tuple(sorted((engine_options or {}).items()))
     # Refuses a game no learner can play, naming it.
-    engine(game, config, **dict(self._engine_options))
-    self.game, self.config, self.settings = game, config, settings
+    engine(game, learner_config, **dict(self._engine_options))
+    self.game, self.learner_config, self.config = game, learner_config, config
     self.directory = directory
     self._make_executor = make_executor
-    self._record = {"game": str(game), "learner": type(config).__module__,
-                    **dataclasses.asdict(config),
+    self._record = {"game": str(game),
+                    "learner": type(learner_config).__module__,
+                    **dataclasses.asdict(learner_config),
                     **{f"run_{k}": v for k, v in
-                       dataclasses.asdict(settings).items()},
+                       dataclasses.asdict(config).items()},
                     "exact_payoffs": evaluator == best_response.EXACT,
                     **{f"engine_{name}": value
                        for name, value in self._engine_options}}
-    self._trainer = _trainer(str(game), config, settings.num_envs,
+    self._trainer = _trainer(str(game), learner_config, config.num_envs,
                              self._engine_options)
     self._evaluator = evaluator
     self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
         game, self._trainer.apply, self._trainer.env,
-        settings.games_per_entry, exact=evaluator == best_response.EXACT,
-        seed=settings.seed)
-    self.log: list[Round] = []
+        config.games_per_entry, exact=evaluator == best_response.EXACT,
+        seed=config.seed)
+    self.log: list[LogEntry] = []
     self._wall_time = 0.0
     self._task_time = 0.0
     self._env_steps = 0
     self._episodes = 0
-    self._next_seed = settings.seed * 1_000_003  # Learners' seeds count up.
+    self._next_seed = config.seed * 1_000_003  # Learners' seeds count up.
     if os.path.exists(self._state_path):
       self._restore()
     else:
@@ -334,10 +337,10 @@ class Pipeline:
   def _start_learners(self, fixed: Optional[_Active] = None) -> None:
     """Fills the active levels (a new generation, for rectified); with
     warm_start, from the newest active learner, else `fixed`."""
-    method = self.settings.method
+    method = self.config.method
     if method == "rectified":
       payoffs = self.population.payoffs
-      weights = self.settings.solve(payoffs)
+      weights = self.config.solve(payoffs)
       for index in np.flatnonzero(
           weights > normal_form_psro.SUPPORT_THRESHOLD):
         beaten = np.flatnonzero(payoffs[index] >= 0)
@@ -346,17 +349,17 @@ class Pipeline:
                             weights[beaten] / weights[beaten].sum())
         self.active.append(active)
       return
-    count = {"psro": 1, "self_play": 1}.get(method, self.settings.learners)
+    count = {"psro": 1, "self_play": 1}.get(method, self.config.learners)
     while len(self.active) < count:
       source = self.active[-1] if self.active else fixed
       self.active.append(self._new_active(
-          source if self.settings.warm_start else None))
+          source if self.config.warm_start else None))
 
   def _levels_table(self) -> np.ndarray:
     """The payoff table of the population and the active levels that any
     level trains against (all but the top one, for p2sro, psro and dch),
     filled once a round; level j's is its leading corner."""
-    if self.settings.method not in ("p2sro", "psro", "dch"):
+    if self.config.method not in ("p2sro", "psro", "dch"):
       return self.population.payoffs
     return self.population.payoffs_with([a.params for a in self.active[:-1]])
 
@@ -364,7 +367,7 @@ class Pipeline:
                  table: np.ndarray) -> tuple[list[Any], np.ndarray]:
     """The members (parameters) level `level` trains against, mixed; `table`
     is `_levels_table()`."""
-    method, members = self.settings.method, list(self.population.members)
+    method, members = self.config.method, list(self.population.members)
     if method == "rectified":
       indices, weights = self.active[level].opponents
       return [members[i] for i in indices], weights
@@ -373,8 +376,8 @@ class Pipeline:
     below = ([a.params for a in self.active[:level]]
              if method in ("p2sro", "psro", "dch") else [])
     size = len(members) + len(below)
-    weights = self.settings.solve(table[:size, :size])
-    mix = self.settings.uniform_mix
+    weights = self.config.solve(table[:size, :size])
+    mix = self.config.uniform_mix
     return members + below, (1 - mix) * weights + mix / size
 
   def _task(self, level: int, table: np.ndarray) -> Task:
@@ -383,12 +386,12 @@ class Pipeline:
     padding = -len(members) % MEMBER_BLOCK
     members = members + [members[0]] * padding
     weights = np.concatenate([weights / weights.sum(), np.zeros(padding)])
-    return Task(str(self.game), self.config, self.settings.num_envs,
+    return Task(str(self.game), self.learner_config, self.config.num_envs,
                 active.seed, active.checkpoint, active.warm_from,
                 os.path.join(self.directory, "learners",
                              f"{active.name}.round_{len(self.log) + 1}.pkl"),
                 jax.tree.map(lambda *x: np.stack(x), *members), weights,
-                self.settings.chunk_steps,
+                self.config.chunk_steps,
                 os.path.join(self.directory, "compilation_cache"),
                 self._engine_options)
 
@@ -432,7 +435,7 @@ class Pipeline:
 
   # A round.
 
-  def step(self) -> Round:
+  def step(self) -> LogEntry:
     """One round: every active learner trains, plateaus are fixed."""
     started = time.perf_counter()
     training = [i for i, a in enumerate(self.active) if not a.done]
@@ -446,17 +449,17 @@ class Pipeline:
       previous = active.last_return
       active.checkpoint, active.params = trained.checkpoint, trained.params
       active.last_return = trained.mean_return
-      active.steps += self.settings.chunk_steps
-      active.done = (active.steps >= self.settings.min_steps and
+      active.steps += self.config.chunk_steps
+      active.done = (active.steps >= self.config.min_steps and
                      previous is not None and
                      trained.mean_return - previous <
-                     self.settings.plateau_gain)
-    self._env_steps += (len(training) * self.settings.chunk_steps *
-                        self.settings.num_envs)
+                     self.config.plateau_gain)
+    self._env_steps += (len(training) * self.config.chunk_steps *
+                        self.config.num_envs)
     self._episodes += sum(trained.episodes for trained in results)
     added = self._fix_plateaued()
     self._wall_time += time.perf_counter() - started
-    self.log.append(Round(
+    self.log.append(LogEntry(
         len(self.log) + 1, len(self.population), added, self._env_steps,
         self._episodes,
         self._wall_time, self._task_time,
@@ -466,7 +469,7 @@ class Pipeline:
 
   def _fix_plateaued(self) -> int:
     """Moves the learners that may join into the population; how many."""
-    method = self.settings.method
+    method = self.config.method
     if method == "dch":
       joining = []
     elif method == "rectified":
@@ -488,8 +491,8 @@ class Pipeline:
     """The meta-Nash weights over the population (then DCH's levels, which
     are its population), and those levels' parameters."""
     extra = ([a.params for a in self.active]
-             if self.settings.method == "dch" else [])
-    return self.settings.solve(self.population.payoffs_with(extra)), extra
+             if self.config.method == "dch" else [])
+    return self.config.solve(self.population.payoffs_with(extra)), extra
 
   def exploitability(self) -> Optional[float]:
     """The meta-Nash's exploitability: exact, or the evaluator's."""

@@ -25,7 +25,7 @@ from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 
 
 @dataclasses.dataclass
-class PSROIteration:
+class LogEntry:
   """What one PSRO iteration did, and where it left the meta-NE."""
   iteration: int
   wall_time: float
@@ -135,7 +135,7 @@ class PSRO:
     return not any(np.array_equal(actions[rows], member[rows])
                    for member in self.populations[player])
 
-  def step(self) -> PSROIteration:
+  def step(self) -> LogEntry:
     """Solves the meta-game, adds best responses, extends the payoffs."""
     self.meta_strategies = list(self._solve_meta(self.payoffs))
     meta = self.meta_policy()
@@ -153,7 +153,7 @@ class PSRO:
       self.populations[1].append(new[1])
       self.payoffs = np.hstack([self.payoffs, column])
     self.iteration += 1
-    return PSROIteration(
+    return LogEntry(
         iteration=self.iteration,
         wall_time=time.time() - self._start,
         population_sizes=(len(self.populations[0]), len(self.populations[1])),
@@ -162,7 +162,7 @@ class PSRO:
 
   def run(self, target_exploitability: Optional[float] = None,
           max_iterations: int = 1000,
-          time_limit: Optional[float] = None) -> Iterator[PSROIteration]:
+          time_limit: Optional[float] = None) -> Iterator[LogEntry]:
     """Runs PSRO, yielding each iteration's log entry (the exploitability of
     the meta-NE it started from). Stops at the target, the limits, or when no
     best response is new (double oracle has converged)."""

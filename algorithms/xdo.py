@@ -38,7 +38,7 @@ _MAX_CHECK_GROWTH = 32
 
 
 @dataclasses.dataclass
-class XDOIteration:
+class LogEntry:
   """What one XDO iteration did, and where it left the meta-NE."""
   iteration: int
   wall_time: float  # Seconds since XDO started, tree build included.
@@ -146,7 +146,7 @@ class XDO:
     return [value for value, _ in results], [actions for _, actions in results]
 
   def step(self,
-           target_exploitability: Optional[float] = None) -> XDOIteration:
+           target_exploitability: Optional[float] = None) -> LogEntry:
     """One XDO iteration: solve the restricted game, then add best responses.
 
     The inner solver stops when the meta-NE's restricted-game exploitability
@@ -191,7 +191,7 @@ class XDO:
       self._lay_out_sub_trees()
       self.solver.set_sweeps(self.restricted)
       self.solver.set_mask(self.mask)
-    entry = XDOIteration(
+    entry = LogEntry(
         iteration=self.iteration,
         wall_time=time.time() - self._start,
         restricted_histories=restricted_histories,
@@ -208,7 +208,7 @@ class XDO:
 
   def run(self, target_exploitability: Optional[float] = None,
           max_iterations: int = 1000,
-          time_limit: Optional[float] = None) -> Iterator[XDOIteration]:
+          time_limit: Optional[float] = None) -> Iterator[LogEntry]:
     """Runs XDO, yielding each iteration's log entry.
 
     Stops at `max_iterations`, after `time_limit` seconds, and: with a target,

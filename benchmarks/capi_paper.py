@@ -76,17 +76,17 @@ INDEPENDENT = ("iql", "hql", "vdn", "sad", "ia2c2")
 
 
 def baseline_configs(algorithms: Sequence[str], episodes: int
-                    ) -> list[coop_baselines.BaselineConfig]:
-  return [coop_baselines.BaselineConfig(algorithm=a, episodes=episodes,
-                                        eval_every=max(episodes // 10, 1))
+                    ) -> list[coop_baselines.Config]:
+  return [coop_baselines.Config(algorithm=a, episodes=episodes,
+                                eval_every=max(episodes // 10, 1))
           for a in algorithms]
 
 
 def submit_capi(executor: executors.Executor, game: str, name: str,
-                target: Optional[float], config: capi_config.CapiConfig
+                target: Optional[float], config: capi_config.Config
                ) -> coop_runs.PendingSeeds:
   """CAPI seeds of `config` on one game, submitted to run in parallel."""
-  def make_config(seed: int) -> capi_config.CapiConfig:
+  def make_config(seed: int) -> capi_config.Config:
     return dataclasses.replace(config, seed=seed)
   return coop_runs.submit_seeds(
       game, list(range(_CAPI_SEEDS.value)), executor, make_config, target,
@@ -118,7 +118,7 @@ def tiny_hanabi(executor: executors.Executor) -> dict[str, Any]:
 
 
 def versus_baselines(executor: executors.Executor, game: str, name: str,
-                     target: float, config: capi_config.CapiConfig
+                     target: float, config: capi_config.Config
                     ) -> dict[str, Any]:
   """CAPI's best value per seed against the baselines' final values (the
   baselines are queued behind the seeds, so no worker idles while the last
@@ -204,7 +204,7 @@ def run_experiments(executor: executors.Executor) -> dict[str, Any]:
     results["tiny_hanabi"] = tiny_hanabi(executor)
   if "trade_comm" in _EXPERIMENTS.value:
     results["trade_comm"] = versus_baselines(
-        executor, TRADE_COMM, "trade_comm", 1.0, capi_config.CapiConfig(
+        executor, TRADE_COMM, "trade_comm", 1.0, capi_config.Config(
             episodes=_TRADE_COMM_EPISODES.value,
             num_prescriptions=_NUM_PRESCRIPTIONS.value,
             updates_per_episode=_UPDATES.value, eval_every=20))

@@ -47,7 +47,7 @@ _MEASURE_TO = flags.DEFINE_string(
     "the result to this JSON file.")
 
 GAME = "tiny_bridge_2p(abstracted=True)"
-# Settings every version of CapiConfig has (so an older one can be timed).
+# Settings every version of CAPI's config has (so an older one can be timed).
 SETTINGS = dict(policy="tabular", acquisition="most_likely",
                 squash_values=True, num_prescriptions=10_000,
                 updates_per_episode=4)
@@ -59,7 +59,7 @@ OTHER = "other"  # What the learner's timers leave out: the episode's loop.
 def measure(warmup: int, episodes: int, seed: int) -> dict[str, Any]:
   """Per-episode milliseconds, in all and by part, after the warm-up."""
   mdp = pub_mdp.build(pyspiel.load_game(GAME))
-  learner = capi.Capi(mdp, capi_config.CapiConfig(seed=seed, **SETTINGS))
+  learner = capi.Capi(mdp, capi_config.Config(seed=seed, **SETTINGS))
   for _ in range(warmup):
     learner.train_on(learner.play_episode())
   learner.timers = dict.fromkeys(learner.timers, 0.0)

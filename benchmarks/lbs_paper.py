@@ -68,7 +68,7 @@ _ROLLOUTS = flags.DEFINE_integer("rollouts", 10_000,
                                  "Rollouts per decision (both searches).")
 _BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
 _MAX_BELIEF_HANDS = flags.DEFINE_integer(
-    "max_belief_hands", sparta.Settings.max_belief_hands,
+    "max_belief_hands", sparta.Config.max_belief_hands,
     "SPARTA refuses exact beliefs that may hold more hands.")
 _BELIEF_DIR = flags.DEFINE_string(
     "belief_dir", shipped.WEIGHTS_DIR, "Where the belief models are "
@@ -109,16 +109,16 @@ def run_cell(preset: str, blueprint: str, label: str,
 
 def _searches(preset: str, blueprint: str, depths: Sequence[Optional[int]],
               both_players: bool) -> list[tuple[str, dict[str, Any]]]:
-  settings = sparta.Settings(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
-                             max_belief_hands=_MAX_BELIEF_HANDS.value)
+  config = sparta.Config(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
+                         max_belief_hands=_MAX_BELIEF_HANDS.value)
   model = os.path.join(_BELIEF_DIR.value, os.path.basename(
       shipped.belief_model_path(preset, blueprint)))
-  cells = [("SPARTA", selfplay.search_spec("sparta", [1], settings))]
+  cells = [("SPARTA", selfplay.search_spec("sparta", [1], config))]
   players = [[1]] + ([[0, 1]] if both_players else [])
   for depth in depths:
     for searchers in players if depth == depths[0] else [[1]]:
       cells.append((_label("lbs", depth, searchers), selfplay.search_spec(
-          "lbs", searchers, settings, depth, belief_model_path=model)))
+          "lbs", searchers, config, depth, belief_model_path=model)))
   return cells
 
 

@@ -172,11 +172,11 @@ def _psro(game: pyspiel.Game, setup: Setup, seed: int, directory: str,
           evaluator: Any) -> p2sro.Pipeline:
   """The PSRO run in `directory` (resumed if it is there)."""
   recipe = setup.recipe
-  settings = p2sro.Settings(method="psro", learners=1, seed=seed,
-                            num_envs=_NUM_ENVS.value,
-                            chunk_steps=recipe.check_steps,
-                            min_steps=recipe.check_steps)
-  return p2sro.Pipeline(game, recipe.oracle_config, settings, directory,
+  config = p2sro.Config(method="psro", learners=1, seed=seed,
+                        num_envs=_NUM_ENVS.value,
+                        chunk_steps=recipe.check_steps,
+                        min_steps=recipe.check_steps)
+  return p2sro.Pipeline(game, recipe.oracle_config, config, directory,
                         lambda: executors.make_executor("process", 1),
                         evaluator)
 

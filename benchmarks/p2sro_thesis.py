@@ -71,7 +71,7 @@ _TARGET = flags.DEFINE_float("target", 0.4,
                              "Leduc: the exploitability to reach.")
 cli.define_executor_flags(workers=3)
 
-# (label, method, changes to the shared settings).
+# (label, method, changes to the shared config).
 RUNS = (
     ("P2SRO", "p2sro", {}),
     ("DCH, r = 1", "dch", {"learning_rate": 1.0}),
@@ -94,7 +94,7 @@ def _timed_run(*args, **kwargs) -> tuple[list[float], float]:
 def normal_form(executor: executors.Executor) -> dict[str, dict]:
   """Every method on every game, each run a task: {label: {"curves",
   "seconds" (CPU seconds of its runs)}}."""
-  base = nf.Settings(learners=_LEARNERS.value)
+  base = nf.Config(learners=_LEARNERS.value)
   games = [nf.random_symmetric_game(_DIMENSION.value,
                                     np.random.default_rng(seed))
            for seed in range(_GAMES.value)]
@@ -160,9 +160,9 @@ def _leduc_run(method: str, seed: int) -> list[dict]:
   log = reporting.read_json_lines(name + ".jsonl")
   if log and log[-1]["env_steps"] >= _ENV_STEPS.value:
     return log
-  settings = p2sro.Settings(method=method, seed=seed)
+  config = p2sro.Config(method=method, seed=seed)
   with p2sro.Pipeline(pyspiel.load_game("leduc_poker"),
-                      learner_configs.oracle_config(_ORACLE.value), settings,
+                      learner_configs.oracle_config(_ORACLE.value), config,
                       name, cli.executor_from_flags) as pipeline:
     while (not pipeline.log or
            pipeline.log[-1].env_steps < _ENV_STEPS.value):

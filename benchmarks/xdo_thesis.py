@@ -86,7 +86,7 @@ def _policy_from_callable(tree: game_tree.GameTree,
 
 
 def _xdo_log(game_string: str, target: Optional[float], budget: float,
-             start: Optional[float] = None) -> list[xdo.XDOIteration]:
+             start: Optional[float] = None) -> list[xdo.LogEntry]:
   start = time.time() if start is None else start
   solver = xdo.XDO(_sweeps(game_string), start_time=start)
   return list(solver.run(target_exploitability=target, time_limit=budget))

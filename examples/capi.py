@@ -87,7 +87,7 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "capi_output",
 cli.define_executor_flags()
 
 
-# The flags that set CapiConfig fields, by field.
+# The flags that set `capi.config.Config` fields, by field.
 _CONFIG_FLAGS = {
     "episodes": _EPISODES, "num_prescriptions": _NUM_PRESCRIPTIONS,
     "acquisition": _ACQUISITION, "policy": _POLICY, "epsilon": _EPSILON,
@@ -103,11 +103,11 @@ def _value(name: str):
   return tuple(int(h) for h in value) if name == "hidden_sizes" else value
 
 
-def config_from_flags(seed: int) -> capi_config.CapiConfig:
+def config_from_flags(seed: int) -> capi_config.Config:
   """The flags' settings, or the preset's where a flag was not given."""
   if _PRESET.value is None:
-    return capi_config.CapiConfig(seed=seed,
-                                  **{n: _value(n) for n in _CONFIG_FLAGS})
+    return capi_config.Config(seed=seed,
+                              **{n: _value(n) for n in _CONFIG_FLAGS})
   given = {n: _value(n) for n, flag in _CONFIG_FLAGS.items() if flag.present}
   return capi_recipes.tiny_bridge_config(seed=seed, **given)
 

@@ -80,7 +80,7 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("hidden_sizes"):
     hidden_sizes = (tuple(int(h) for h in _HIDDEN_SIZES.value)
                     if _HIDDEN_SIZES.value else shipped.hidden_sizes)
-  config = davi.DaviConfig(
+  config = davi.Config(
       puzzle=_PUZZLE.value, size=_SIZE.value,
       max_scramble=_MAX_SCRAMBLE.value or shipped.max_scramble,
       batch_size=_BATCH_SIZE.value, hidden_sizes=hidden_sizes,
@@ -90,7 +90,7 @@ def main(argv: Sequence[str]) -> None:
       lr_decay=_LR_DECAY.value, loss_threshold=_LOSS_THRESHOLD.value,
       check_every=_CHECK_EVERY.value,
       generation_batches=_GENERATION_BATCHES.value, seed=_SEED.value)
-  settings = davi.RunSettings(
+  run_config = davi.RunConfig(
       iterations=_ITERATIONS.value, output_dir=_OUTPUT_DIR.value,
       max_seconds=_MAX_SECONDS.value,
       checkpoint_seconds=_CHECKPOINT_SECONDS.value,
@@ -101,7 +101,7 @@ def main(argv: Sequence[str]) -> None:
     config.validate()
   print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}: {config}",
         flush=True)
-  davi.train(config, settings, log=lambda line: print(line, flush=True))
+  davi.train(config, run_config, log=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

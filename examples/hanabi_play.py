@@ -83,8 +83,8 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     search = selfplay.search_spec(
         _SEARCH.value, _players(),
-        sparta.Settings(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
-                        threshold=_THRESHOLD.value),
+        sparta.Config(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
+                      threshold=_THRESHOLD.value),
         selfplay.parse_depth(_ROLLOUT_DEPTH.value),
         _MIN_ACCEPTANCE.value,
         _BELIEF_MODEL.value or shipped.belief_model_path(

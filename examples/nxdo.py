@@ -71,7 +71,7 @@ def _run(game) -> nxdo_driver.NXDO:
                             _VARIANT.value, directory, recipe.evaluator)
 
 
-def _describe(entry: nxdo_driver.Iteration) -> str:
+def _describe(entry: nxdo_driver.LogEntry) -> str:
   optional = [("exploitability", entry.exploitability),
               ("in the restricted game", entry.restricted_exploitability),
               ("(NFSP's estimate", entry.solver_estimate)]

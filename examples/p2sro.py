@@ -66,15 +66,15 @@ _ENV_STEPS = flags.DEFINE_integer(
 _LEARNERS = flags.DEFINE_integer(
     "learners", 3, "Active learners of p2sro, naive and dch.")
 _CHUNK_STEPS = flags.DEFINE_integer(
-    "chunk_steps", p2sro.Settings.chunk_steps,
+    "chunk_steps", p2sro.Config.chunk_steps,
     "Batched steps per learner per round.")
 _MIN_STEPS = flags.DEFINE_integer(
-    "min_steps", p2sro.Settings.min_steps,
+    "min_steps", p2sro.Config.min_steps,
     "Batched steps before a learner can be fixed.")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", p2sro.Settings.num_envs,
+_NUM_ENVS = flags.DEFINE_integer("num_envs", p2sro.Config.num_envs,
                                  "Games each learner plays at once.")
 _META_SOLVER = flags.DEFINE_enum(
-    "meta_solver", p2sro.Settings.meta_solver,
+    "meta_solver", p2sro.Config.meta_solver,
     sorted(meta_solvers.META_SOLVERS), "The meta-game solver.")
 _EXACT_ITERATIONS = flags.DEFINE_integer(
     "exact_iterations", 300, "--oracle=exact: the most PSRO iterations.",
@@ -87,7 +87,7 @@ cli.define_executor_flags(workers=3)
 _FLAGS = flags.FLAGS
 
 
-def _describe(entry: p2sro.Round) -> str:
+def _describe(entry: p2sro.LogEntry) -> str:
   returns = " ".join(f"{r:6.3f}" for r in entry.mean_returns)
   return (f"round {entry.round:4d}  {entry.env_steps:11,d} env steps  "
           f"{entry.wall_time:7.1f} s  learners' returns [{returns}]  "
@@ -103,24 +103,24 @@ def _evaluator(game: pyspiel.Game):
 
 def _learned(game: pyspiel.Game) -> None:
   with cli.user_input():
-    settings = p2sro.Settings(
+    config = p2sro.Config(
         method=_ALGORITHM.value, learners=_LEARNERS.value,
         chunk_steps=_CHUNK_STEPS.value, min_steps=_MIN_STEPS.value,
         num_envs=_NUM_ENVS.value, meta_solver=_META_SOLVER.value,
         seed=_SEED.value)
-    config = learner_configs.oracle_config(_ORACLE.value)
+    learner_config = learner_configs.oracle_config(_ORACLE.value)
   output_dir = _OUTPUT_DIR.value
   directory = os.path.join(output_dir, "population")
   if os.path.exists(os.path.join(directory, p2sro.STATE_FILE)):
     print(f"resuming from {directory}")
   print(f"{_ALGORITHM.value} with {_ORACLE.value} oracles on {game}, "
         f"{_FLAGS.workers} {_FLAGS.executor} workers: "
-        f"{dataclasses.asdict(settings)}")
+        f"{dataclasses.asdict(config)}")
   with cli.user_input("game"):
-    p2sro.engine(game, config)
+    p2sro.engine(game, learner_config)
     evaluator = _evaluator(game)
   with cli.user_input():
-    pipeline = p2sro.Pipeline(game, config, settings, directory,
+    pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator)
   with pipeline:
     for entry in pipeline.log:

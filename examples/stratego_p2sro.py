@@ -74,7 +74,7 @@ cli.define_executor_flags(workers=2)
 _FLAGS = flags.FLAGS
 
 
-def learner_config() -> ppo.Config:
+def ppo_config() -> ppo.Config:
   """PPO with the Stratego network: two epochs a rollout (a gradient costs
   about 7 forward passes on this CPU) in 16 minibatches (more updates per
   game played: against the random bot, 16 rose steadily where 4 stalled,
@@ -91,14 +91,14 @@ def learner_config() -> ppo.Config:
 
 
 def best_response_payoffs(payoffs: np.ndarray,
-                          settings: p2sro.Settings) -> list[float]:
+                          config: p2sro.Config) -> list[float]:
   """Member k's payoff against the meta-Nash of members 0..k−1, for k ≥ 1:
   how much each new policy beat the population it was trained against."""
-  return [float(payoffs[k, :k] @ settings.solve(payoffs[:k, :k]))
+  return [float(payoffs[k, :k] @ config.solve(payoffs[:k, :k]))
           for k in range(1, len(payoffs))]
 
 
-def _describe(entry: p2sro.Round) -> str:
+def _describe(entry: p2sro.LogEntry) -> str:
   returns = " ".join(f"{r:6.3f}" for r in entry.mean_returns)
   return (f"round {entry.round:4d}  {entry.episodes:9,d} episodes  "
           f"{entry.wall_time / 60:6.1f} min  learners' returns [{returns}]  "
@@ -106,10 +106,10 @@ def _describe(entry: p2sro.Round) -> str:
 
 
 def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
-              entry: p2sro.Round) -> dict[str, Any]:
+              entry: p2sro.LogEntry) -> dict[str, Any]:
   """The meta-Nash's win rates against every bot."""
   started = time.perf_counter()
-  weights = pipeline.settings.solve(pipeline.population.payoffs)
+  weights = pipeline.config.solve(pipeline.population.payoffs)
   mixture = pipeline.population.opponent(weights)
   record = {"population": entry.fixed, "round": entry.round,
             "hours": entry.wall_time / 3600, "episodes": entry.episodes,
@@ -123,19 +123,19 @@ def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
   return record
 
 
-def _save_population(pipeline: p2sro.Pipeline, config: ppo.Config,
-                     entry: p2sro.Round, path: str) -> int:
-  weights = pipeline.settings.solve(pipeline.population.payoffs)
+def _save_population(pipeline: p2sro.Pipeline, learner_config: ppo.Config,
+                     entry: p2sro.LogEntry, path: str) -> int:
+  weights = pipeline.config.solve(pipeline.population.payoffs)
   return agents.save_population(
-      path, pipeline.population.members, weights, config.network,
-      config.hidden_sizes, pipeline.game.num_distinct_actions(),
+      path, pipeline.population.members, weights, learner_config.network,
+      learner_config.hidden_sizes, pipeline.game.num_distinct_actions(),
       {"game": str(pipeline.game), "episodes": entry.episodes,
        "hours": entry.wall_time / 3600, "population": entry.fixed},
-      config.shared_trunk)
+      learner_config.shared_trunk)
 
 
-def _plot(log: list[p2sro.Round], evaluations: list[dict[str, Any]],
-          settings: p2sro.Settings, payoffs: np.ndarray,
+def _plot(log: list[p2sro.LogEntry], evaluations: list[dict[str, Any]],
+          config: p2sro.Config, payoffs: np.ndarray,
           output_dir: str) -> None:
   fixed_at = [next(e for e in log if e.fixed > k) for k in
               range(1, len(payoffs))]
@@ -145,7 +145,7 @@ def _plot(log: list[p2sro.Round], evaluations: list[dict[str, Any]],
       [("new policy vs the meta-Nash it trained against",
         ([e.wall_time / 3600 for e in fixed_at],
          [e.episodes for e in fixed_at],
-         best_response_payoffs(payoffs, settings))),
+         best_response_payoffs(payoffs, config))),
        ("lowest learner's mean return in its round",
         ([e.wall_time / 3600 for e in log], [e.episodes for e in log],
          [e.mean_returns[0] for e in log]))],
@@ -168,8 +168,8 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input():
-    config = learner_config()
-    settings = p2sro.Settings(
+    learner_config = ppo_config()
+    config = p2sro.Config(
         learners=_LEARNERS.value, chunk_steps=_CHUNK_STEPS.value,
         min_steps=_MIN_STEPS.value, plateau_gain=_PLATEAU_GAIN.value,
         num_envs=_NUM_ENVS.value, games_per_entry=_GAMES_PER_ENTRY.value,
@@ -180,9 +180,9 @@ def main(argv: Sequence[str]) -> None:
   output_dir = _OUTPUT_DIR.value
   directory = os.path.join(output_dir, "population")
   bots_path = os.path.join(output_dir, "bots.jsonl")
-  print(f"P2SRO on {game}: {dataclasses.asdict(settings)}, {config}")
+  print(f"P2SRO on {game}: {dataclasses.asdict(config)}, {learner_config}")
   with cli.user_input():
-    pipeline = p2sro.Pipeline(game, config, settings, directory,
+    pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator=None,
                               engine_options=learners.ENGINE_OPTIONS)
   evaluations = [r for r in reporting.read_json_lines(bots_path)
@@ -197,9 +197,9 @@ def main(argv: Sequence[str]) -> None:
     for record in evaluations:
       bot_writer.write(record)
 
-    def measure(entry: p2sro.Round) -> None:
+    def measure(entry: p2sro.LogEntry) -> None:
       """Ships and measures the population a fixed policy just joined."""
-      kept = _save_population(pipeline, config, entry, os.path.join(
+      kept = _save_population(pipeline, learner_config, entry, os.path.join(
           output_dir, "population.npz"))
       record = _evaluate(pipeline, env, entry)
       evaluations.append(record)
@@ -219,13 +219,13 @@ def main(argv: Sequence[str]) -> None:
       metrics.write(reporting.as_record(entry))
       print(_describe(entry), flush=True)
       if entry.added:
-        print(f"  fixed policy {entry.fixed - 1}: payoff "
-              f"{best_response_payoffs(pipeline.population.payoffs, settings)[-1]:+.3f}"
-              " against the meta-Nash it trained against", flush=True)
+        payoff = best_response_payoffs(pipeline.population.payoffs, config)[-1]
+        print(f"  fixed policy {entry.fixed - 1}: payoff {payoff:+.3f} "
+              "against the meta-Nash it trained against", flush=True)
         measure(entry)
     metrics.close()
     bot_writer.close()
-    _plot(pipeline.log, evaluations, settings, pipeline.population.payoffs,
+    _plot(pipeline.log, evaluations, config, pipeline.population.payoffs,
           output_dir)
   last = pipeline.log[-1]
   print(f"{last.fixed} policies, {last.episodes:,d} episodes, "

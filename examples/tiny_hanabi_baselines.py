@@ -46,11 +46,11 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "tiny_hanabi_baselines",
 cli.define_executor_flags()
 
 
-def configs_from_flags() -> list[coop_baselines.BaselineConfig]:
+def configs_from_flags() -> list[coop_baselines.Config]:
   configs = []
   for algorithm in _ALGORITHMS.value:
     with cli.user_input():
-      config = coop_baselines.BaselineConfig(
+      config = coop_baselines.Config(
           algorithm=algorithm, episodes=_EPISODES.value,
           epsilon_start=float(_EPSILON.value[0]),
           epsilon_end=float(_EPSILON.value[-1]),

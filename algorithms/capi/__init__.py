@@ -17,7 +17,7 @@ Episodes expand every public branch with positive probability, level by
 level; after each, the value network is fitted to q* and the policy to Γ* on
 the episode's decisions, and the buffer is cleared.
 
-- `config`: its settings (`CapiConfig`).
+- `config`: its settings (`Config`).
 - `model`: the value network and the policy (step 1), and their updates.
 - `prescriptions`: acquiring and scoring K prescriptions (steps 2 and 3).
 - `capi`: the learner's episodes (step 4), the training loop with its

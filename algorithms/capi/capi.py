@@ -16,7 +16,7 @@ from open_spiel_ext.utils import checkpoints
 
 
 @dataclasses.dataclass(frozen=True)
-class Progress:
+class LogEntry:
   """One evaluation: the greedy policy's exact value and the last episode's.
 
   Attributes:
@@ -48,7 +48,7 @@ class Progress:
 class Capi:
   """A CAPI learner for one game and one seed."""
 
-  def __init__(self, mdp: pub_mdp.PubMdp, config: config_lib.CapiConfig):
+  def __init__(self, mdp: pub_mdp.PubMdp, config: config_lib.Config):
     config.validate()
     prescriptions.check_packable(mdp)
     self.mdp, self.config = mdp, config
@@ -202,15 +202,16 @@ def _expected_return(decisions: Sequence[model_lib.Decision]) -> float:
   return sum(d.probability * d.reward for d in decisions)
 
 
-def train(mdp: pub_mdp.PubMdp, config: config_lib.CapiConfig,
-          checkpoint_path: Optional[str] = None) -> Iterator[Progress]:
-  """Runs CAPI; yields progress every `eval_every` episodes and at the end.
+def train(mdp: pub_mdp.PubMdp, config: config_lib.Config,
+          checkpoint_path: Optional[str] = None) -> Iterator[LogEntry]:
+  """Runs CAPI; yields a log entry every `eval_every` episodes and at the
+  end.
 
   With `checkpoint_path` the learner (networks, tabular policy, random state,
-  progress so far) is saved there at every evaluation, and a run whose
-  checkpoint exists resumes from it: it yields its earlier progress again,
+  log so far) is saved there at every evaluation, and a run whose
+  checkpoint exists resumes from it: it yields its earlier entries again,
   then goes on exactly as the uninterrupted run would. A checkpoint of
-  other settings is refused (ValueError).
+  another config is refused (ValueError).
   """
   learner = Capi(mdp, config)
   log, done, seconds = [], 0, 0.0
@@ -222,7 +223,7 @@ def train(mdp: pub_mdp.PubMdp, config: config_lib.CapiConfig,
     decisions = learner.play_episode()
     loss = learner.train_on(decisions)
     if episode % config.eval_every == 0 or episode == config.episodes:
-      log.append(Progress(
+      log.append(LogEntry(
           episode=episode, greedy_value=float(learner.greedy_value()),
           search_value=float(_expected_return(
               learner.play_episode(explore=False))),
@@ -236,11 +237,11 @@ def train(mdp: pub_mdp.PubMdp, config: config_lib.CapiConfig,
       yield log[-1]
 
 
-def _save(learner: Capi, path: str, log: list[Progress]) -> None:
+def _save(learner: Capi, path: str, log: list[LogEntry]) -> None:
   """Checkpoints the learner after the last logged episode."""
   checkpoints.save(
       path, learner.model.train_state, learner.config, step=log[-1].episode,
-      extra={"log": [dataclasses.asdict(p) for p in log],
+      extra={"log": [dataclasses.asdict(e) for e in log],
              # Kept out of the (JAX, float32) tree: float64, exactly.
              "table": getattr(learner.model, "table", None),
              "rng": learner.rng.bit_generator.state,
@@ -248,9 +249,9 @@ def _save(learner: Capi, path: str, log: list[Progress]) -> None:
              "distinct_next_beliefs": learner.distinct_next_beliefs})
 
 
-def _restore(learner: Capi, path: str) -> tuple[list[Progress], int, float]:
-  """Loads a checkpoint into the learner; returns (its progress log,
-  episodes done, seconds spent)."""
+def _restore(learner: Capi, path: str) -> tuple[list[LogEntry], int, float]:
+  """Loads a checkpoint into the learner; returns (its log, episodes done,
+  seconds spent)."""
   saved = checkpoints.restore(path, learner.config)
   learner.model.train_state = saved.tree
   if saved.extra["table"] is not None:
@@ -258,5 +259,5 @@ def _restore(learner: Capi, path: str) -> tuple[list[Progress], int, float]:
   learner.rng.bit_generator.state = saved.extra["rng"]
   learner.timers = dict(saved.extra["timers"])
   learner.distinct_next_beliefs = saved.extra["distinct_next_beliefs"]
-  log = [Progress(**p) for p in saved.extra["log"]]
+  log = [LogEntry(**e) for e in saved.extra["log"]]
   return log, saved.step, log[-1].seconds

@@ -8,7 +8,7 @@ EXPLORATIONS = ("epsilon", "one_per_episode")
 
 
 @dataclasses.dataclass(frozen=True)
-class CapiConfig:
+class Config:
   """Hyperparameters (the Trade Comm settings of the paper by default;
   `experiments/capi_recipes.py` gives its Tiny Bridge ones).
 

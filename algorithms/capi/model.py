@@ -40,7 +40,7 @@ class Decision:
 class PolicyValue:
   """The value network and the policy of one CAPI learner."""
 
-  def __init__(self, mdp: pub_mdp.PubMdp, config: config_lib.CapiConfig):
+  def __init__(self, mdp: pub_mdp.PubMdp, config: config_lib.Config):
     self.mdp, self.config = mdp, config
     self.num_actions = mdp.game.num_distinct_actions()
     self.max_private = max(mdp.num_private)

@@ -48,7 +48,7 @@ PLOT = "training.png"
 
 
 @dataclasses.dataclass(frozen=True)
-class DaviConfig:
+class Config:
   """What determines a training run's results.
 
   Attributes:
@@ -102,7 +102,7 @@ class DaviConfig:
                        f"lr_decay={self.lr_decay}")
 
 
-def cost_to_go_network(config: DaviConfig) -> hk.TransformedWithState:
+def cost_to_go_network(config: Config) -> hk.TransformedWithState:
   """J(encoded states [B, ...], is_training) -> [B] estimated moves to go."""
 
   def forward(encoded: jax.Array, is_training: bool) -> jax.Array:
@@ -153,7 +153,7 @@ def scramble(engine: Any, key: jax.Array, depths: jax.Array,
 class Davi:
   """The jitted pieces of DAVI for one configuration."""
 
-  def __init__(self, config: DaviConfig):
+  def __init__(self, config: Config):
     config.validate()
     self.config = config
     self.engine = puzzles.make_engine(config.puzzle, config.size)
@@ -297,7 +297,7 @@ def eval_depths(max_scramble: int, count: int) -> tuple[int, ...]:
 
 
 @dataclasses.dataclass
-class RunSettings:
+class RunConfig:
   """How a run is carried out; none of it changes the trained network.
 
   Attributes:
@@ -326,31 +326,38 @@ class RunSettings:
 
 
 @dataclasses.dataclass
-class Progress:
-  """Where a run stands; saved with the checkpoint."""
+class LogEntry:
+  """Where a run stands (what `train` returns); saved with the checkpoint.
+
+  Attributes:
+    iteration: iterations done.
+    target_updates: copies of θ into the target network so far.
+    window_losses: the losses since the last target-update check.
+    seconds: training time so far (resumed runs included).
+  """
   iteration: int = 0
   target_updates: int = 0
   window_losses: list[float] = dataclasses.field(default_factory=list)
   seconds: float = 0.0
 
 
-def save_checkpoint(path: str, config: DaviConfig,
+def save_checkpoint(path: str, config: Config,
                     train_state: training.TrainState,
-                    progress: Progress) -> None:
+                    progress: LogEntry) -> None:
   """Writes everything a run needs to resume, atomically."""
   checkpoints.save(path, train_state, config, key=Davi(config).keys()[1],
                    step=progress.iteration,
                    extra={"progress": dataclasses.asdict(progress)})
 
 
-def load_checkpoint(path: str, config: DaviConfig
-                   ) -> tuple[training.TrainState, Progress]:
+def load_checkpoint(path: str, config: Config
+                   ) -> tuple[training.TrainState, LogEntry]:
   """A run's saved state; refuses one made with another configuration."""
   saved = checkpoints.restore(path, config)
-  return saved.tree, Progress(**saved.extra["progress"])
+  return saved.tree, LogEntry(**saved.extra["progress"])
 
 
-def export_model(path: str, config: DaviConfig,
+def export_model(path: str, config: Config,
                  train_state: training.TrainState, info: dict[str, Any],
                  dtype: str = "float32") -> None:
   """Writes the network (weights, batch-norm averages, config) as one
@@ -363,7 +370,7 @@ def export_model(path: str, config: DaviConfig,
 class CostToGo:
   """A trained cost-to-go network as a batch heuristic for search."""
 
-  def __init__(self, config: DaviConfig, params: hk.Params,
+  def __init__(self, config: Config, params: hk.Params,
                net_state: hk.State, info: Optional[dict[str, Any]] = None):
     self.config = config
     self.info = info or {}
@@ -378,7 +385,7 @@ class CostToGo:
     config_fields = meta.pop("config")
     config_fields["hidden_sizes"] = tuple(config_fields["hidden_sizes"])
     params, net_state = jax.tree.map(jnp.asarray, (params, net_state))
-    return cls(DaviConfig(**config_fields), params, net_state, meta)
+    return cls(Config(**config_fields), params, net_state, meta)
 
   def network_weights(self) -> tuple[hk.Params, hk.State]:
     return self._params, self._net_state
@@ -389,25 +396,26 @@ class CostToGo:
                                            jnp.asarray(states)))
 
 
-def train(config: DaviConfig, settings: RunSettings,
+def train(config: Config, run_config: RunConfig,
           log: Callable[[str], None] = print
-         ) -> tuple[training.TrainState, Progress]:
-  """Runs (or resumes) DAVI until `settings.iterations` or its time limit."""
+         ) -> tuple[training.TrainState, LogEntry]:
+  """Runs (or resumes) DAVI until `run_config.iterations` or its time limit."""
   # Imported here: reporting pulls in matplotlib.
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
-  os.makedirs(settings.output_dir, exist_ok=True)
-  checkpoint_path = os.path.join(settings.output_dir, CHECKPOINT)
+  os.makedirs(run_config.output_dir, exist_ok=True)
+  checkpoint_path = os.path.join(run_config.output_dir, CHECKPOINT)
   davi = Davi(config)
   if os.path.exists(checkpoint_path):
     train_state, progress = load_checkpoint(checkpoint_path, config)
     log(f"resumed from {checkpoint_path} at iteration {progress.iteration}")
-  elif settings.init_model:
-    train_state, progress = davi.from_model(settings.init_model), Progress()
-    log(f"started from the network in {settings.init_model}")
+  elif run_config.init_model:
+    train_state, progress = davi.from_model(run_config.init_model), LogEntry()
+    log(f"started from the network in {run_config.init_model}")
   else:
-    train_state, progress = davi.init(), Progress()
+    train_state, progress = davi.init(), LogEntry()
   metrics = reporting.JsonLinesWriter(
-      os.path.join(settings.output_dir, METRICS), append=progress.iteration > 0)
+      os.path.join(run_config.output_dir, METRICS),
+      append=progress.iteration > 0)
   _, train_key, eval_key = davi.keys()
   began = time.perf_counter()
   last_checkpoint = began
@@ -423,8 +431,8 @@ def train(config: DaviConfig, settings: RunSettings,
     save_checkpoint(checkpoint_path, config, train_state, progress)
 
   step = config.generation_batches
-  while progress.iteration < settings.iterations and (
-      elapsed() < settings.max_seconds):
+  while progress.iteration < run_config.iterations and (
+      elapsed() < run_config.max_seconds):
     train_state, losses = davi.train_step(
         train_state, jax.random.fold_in(train_key, progress.iteration))
     progress.iteration += step
@@ -436,7 +444,7 @@ def train(config: DaviConfig, settings: RunSettings,
                               config.check_every, config.loss_threshold):
         train_state = training.copy_to_target(train_state)
         progress.target_updates += 1
-    if _crossed(progress.iteration, step, settings.log_every):
+    if _crossed(progress.iteration, step, run_config.log_every):
       record = {"kind": "train", "iteration": progress.iteration,
                 "loss": float(losses[-1]),
                 "target_updates": progress.target_updates,
@@ -445,10 +453,10 @@ def train(config: DaviConfig, settings: RunSettings,
       log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
           f"target updates {progress.target_updates:4d}  "
           f"{record['seconds']:8.1f} s")
-    if _crossed(progress.iteration, step, settings.eval_every):
+    if _crossed(progress.iteration, step, run_config.eval_every):
       _evaluate_and_plot(davi, train_state, jax.random.fold_in(
-          eval_key, progress.iteration), progress, settings, metrics, log)
-    if time.perf_counter() - last_checkpoint >= settings.checkpoint_seconds:
+          eval_key, progress.iteration), progress, run_config, metrics, log)
+    if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
       checkpoint()
       last_checkpoint = time.perf_counter()
   checkpoint()
@@ -457,13 +465,13 @@ def train(config: DaviConfig, settings: RunSettings,
           "target_updates": progress.target_updates,
           "training_seconds": round(progress.seconds, 1),
           "hardware": jax.devices()[0].device_kind}
-  export_model(os.path.join(settings.output_dir, MODEL), config, train_state,
-               info, settings.model_dtype)
+  export_model(os.path.join(run_config.output_dir, MODEL), config, train_state,
+               info, run_config.model_dtype)
   log(f"stopped at iteration {progress.iteration} after "
       f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "
-      f"{METRICS} and {PLOT} to {settings.output_dir}")
-  plot_training(os.path.join(settings.output_dir, METRICS),
-                os.path.join(settings.output_dir, PLOT), config)
+      f"{METRICS} and {PLOT} to {run_config.output_dir}")
+  plot_training(os.path.join(run_config.output_dir, METRICS),
+                os.path.join(run_config.output_dir, PLOT), config)
   return train_state, progress
 
 
@@ -479,14 +487,14 @@ def _crossed(iteration: int, step: int, every: int) -> bool:
 
 
 def _evaluate_and_plot(davi: Davi, train_state: training.TrainState,
-                       key: jax.Array, progress: Progress,
-                       settings: RunSettings, metrics: Any,
+                       key: jax.Array, progress: LogEntry,
+                       run_config: RunConfig, metrics: Any,
                        log: Callable[[str], None]) -> None:
   """Greedy solve rate and mean J per depth: recorded, printed, plotted."""
-  depths = eval_depths(davi.config.max_scramble, settings.eval_depths)
+  depths = eval_depths(davi.config.max_scramble, run_config.eval_depths)
   solved, values = jax.device_get(
       davi.evaluate(train_state.params, train_state.net_state, key, depths,
-                    settings.eval_states))
+                    run_config.eval_states))
   metrics.write({"kind": "eval", "iteration": progress.iteration,
                  "depths": list(depths), "solved": solved.tolist(),
                  "cost_to_go": values.tolist()})
@@ -495,12 +503,12 @@ def _evaluate_and_plot(davi: Davi, train_state: training.TrainState,
   log("    " + "  ".join(f"{d:>5d}" for d in depths) + "   depth")
   log("    " + "  ".join(f"{100 * s:5.0f}" for s in solved) + "   % solved")
   log("    " + "  ".join(f"{v:5.1f}" for v in values) + "   mean J")
-  plot_training(os.path.join(settings.output_dir, METRICS),
-                os.path.join(settings.output_dir, PLOT), davi.config)
+  plot_training(os.path.join(run_config.output_dir, METRICS),
+                os.path.join(run_config.output_dir, PLOT), davi.config)
 
 
 def plot_training(metrics_path: str, plot_path: str,
-                  config: DaviConfig) -> None:
+                  config: Config) -> None:
   """Loss and target updates; greedy solve rate and mean J by depth."""
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
   plt = reporting.plt

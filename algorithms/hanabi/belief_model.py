@@ -345,9 +345,9 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
     if value < 1:
       raise ValueError(f"{name} must be at least 1, got {name}={value}")
   run = Trainer(blueprint, config)
-  run_config = {"rules": run.rules.parameters(), "seed": seed,
-                "blueprint": blueprint.fingerprint,
-                **dataclasses.asdict(config)}
+  record = {"rules": run.rules.parameters(), "seed": seed,
+            "blueprint": blueprint.fingerprint,
+            **dataclasses.asdict(config)}
   key, init_key, eval_key = jax.random.split(jax.random.PRNGKey(seed), 3)
   held_out = _held_out(run, eval_key, eval_games)
   per_collect = config.updates_per_collect
@@ -383,7 +383,7 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
 
   carry = _Carry(run.init(init_key), run.empty_buffer(), key, jnp.int32(0))
   _, log = learner_lib.run_in_chunks(
-      carry, advance, make_entry, max_updates, eval_every, run_config,
+      carry, advance, make_entry, max_updates, eval_every, record,
       os.path.join(output_dir, "checkpoint.pkl"), on_entry=on_entry,
       stop=lambda log: log[-1].wall_time >= max_seconds)
   return log

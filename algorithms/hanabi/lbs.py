@@ -38,10 +38,10 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 
 
 @dataclasses.dataclass(frozen=True)
-class Settings:
-  """LBS's budget: SPARTA's settings, the rollout depth, the rejection
+class Config:
+  """LBS's budget: SPARTA's config, the rollout depth, the rejection
   rule."""
-  search: sparta.Settings = sparta.Settings()
+  search: sparta.Config = sparta.Config()
   depth: Optional[int] = 16  # Moves per rollout, then the value; None: all.
   min_acceptance: float = 0.05  # Of belief draws consistent with the hints.
 
@@ -194,45 +194,45 @@ class LearnedBelief:
 
 class LbsSearcher(sparta.Searcher):
   """A player searching with a belief (by default its learned one) and
-  rollouts of `settings.depth` moves (module docstring). `model` is the
+  rollouts of `config.depth` moves (module docstring). `model` is the
   blueprint's belief model; it also gives the value of a blueprint without
   its own."""
 
   def __init__(self, blueprint: blueprints.Blueprint, player: int,
                game: engine_lib.HanabiState,
-               model: Optional[belief_model.BeliefModel], settings: Settings,
+               model: Optional[belief_model.BeliefModel], config: Config,
                belief: Optional[Any] = None):
     super().__init__(blueprint, player)
-    check_setup(blueprint, model, settings.depth)
-    self.settings = settings
+    check_setup(blueprint, model, config.depth)
+    self.config = config
     if belief is None:
       if model is None:
         raise ValueError("LBS needs a belief model (or a belief)")
       belief = LearnedBelief(model, blueprint, player, game,
-                             settings.search.batch)
+                             config.search.batch)
     self.belief = belief
     self.rollout = None
-    if settings.depth is not None:
+    if config.depth is not None:
       value, value_params = bootstrap(blueprint, model)
       self.rollout = functools.partial(
-          _truncated_rollout(blueprint, settings.depth, value),
+          _truncated_rollout(blueprint, config.depth, value),
           blueprint.params, value_params)
 
   def decide(self, game, memory, rng):
     sample = RejectionSampler(self.belief.sampler(game),
                               self.blueprint.engine.rules, game, self.player,
-                              self.settings.min_acceptance)
+                              self.config.min_acceptance)
     return sparta.monte_carlo_search(
         self.blueprint, game, memory, self.player, sample,
-        self.settings.search, rng, self.rollout)
+        self.config.search, rng, self.rollout)
 
   def observe(self, before, memory, action, after):
     self.belief.observe(before, memory, action, after)
 
 
 def lbs_start(blueprint: blueprints.Blueprint,
-              model: belief_model.BeliefModel, settings: Settings,
+              model: belief_model.BeliefModel, config: Config,
               players: Sequence[int]) -> sparta.SearchStart:
   """The `players` search with LBS."""
   return lambda game: {player: LbsSearcher(blueprint, player, game, model,
-                                           settings) for player in players}
+                                           config) for player in players}

@@ -300,8 +300,9 @@ def pick_strengths(log: list[LogEntry], weak: float = 0.65,
   return {"weak": first(weak), "medium": first(medium), "strong": strong}
 
 
-def _run_config(rules: engine_lib.Rules, config: Config,
-                seed: int) -> dict[str, Any]:
+def _record(rules: engine_lib.Rules, config: Config,
+            seed: int) -> dict[str, Any]:
+  """The run's whole configuration, as its checkpoints keep it."""
   return {"rules": rules.parameters(), "seed": seed,
           **dataclasses.asdict(config)}
 
@@ -322,10 +323,10 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
     if value < 1:
       raise ValueError(f"{name} must be at least 1, got {name}={value}")
   run = trainer(rules, config)
-  run_config = _run_config(rules, config, seed)
+  record = _record(rules, config, seed)
   path = os.path.join(output_dir, "checkpoint.pkl")
   if os.path.exists(path):
-    saved = checkpoints.restore(path, run_config)
+    saved = checkpoints.restore(path, record)
     tree, key, moves = saved.tree, saved.key, saved.step
     log = [LogEntry(**e) for e in saved.extra["log"]]
     wall_time = saved.extra["wall_time"]
@@ -342,7 +343,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
   per_unroll = config.unroll * config.num_envs
 
   def save():
-    checkpoints.save(path, (train_state, buffer, actors, pending), run_config,
+    checkpoints.save(path, (train_state, buffer, actors, pending), record,
                      key, moves, {"log": [e._asdict() for e in log],
                                   "wall_time": wall_time})
 

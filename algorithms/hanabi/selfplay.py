@@ -58,7 +58,7 @@ def parse_depth(text: str) -> Optional[int]:
 
 
 def search_spec(kind: str, searchers: list[int] = (1,),
-                settings: sparta.Settings = sparta.Settings(),
+                config: sparta.Config = sparta.Config(),
                 rollout_depth: Optional[int] = 16,
                 min_acceptance: float = 0.05,
                 belief_model_path: Optional[str] = None) -> dict[str, Any]:
@@ -73,9 +73,9 @@ def search_spec(kind: str, searchers: list[int] = (1,),
                      f"assumes the others play the blueprint), got "
                      f"searchers={list(searchers)}")
   search = {"kind": kind, "searchers": sorted(set(searchers)),
-            "settings": dataclasses.asdict(settings)}
+            "settings": dataclasses.asdict(config)}
   if kind == "lbs":
-    lbs.Settings(settings, rollout_depth, min_acceptance)  # Checks them.
+    lbs.Config(config, rollout_depth, min_acceptance)  # Checks them.
     search.update(rollout_depth=rollout_depth, min_acceptance=min_acceptance,
                   belief_model=belief_model_path)
   return search
@@ -101,13 +101,13 @@ def search_start(chosen: blueprints.Blueprint, search: dict[str, Any]
   """The searchers of a run's `search` record (None for no search)."""
   if search["kind"] == "none":
     return None
-  settings = sparta.Settings(**search["settings"])
+  config = sparta.Config(**search["settings"])
   players = search["searchers"]
   if search["kind"] == "sparta":
-    return sparta.sparta_start(chosen, settings, players[0])
+    return sparta.sparta_start(chosen, config, players[0])
   model = load_belief_model(search["belief_model"])
-  return lbs.lbs_start(chosen, model, lbs.Settings(
-      settings, search["rollout_depth"], search["min_acceptance"]), players)
+  return lbs.lbs_start(chosen, model, lbs.Config(
+      config, search["rollout_depth"], search["min_acceptance"]), players)
 
 
 def play(preset: str, blueprint_name: str, game: int, seed: int,

@@ -38,7 +38,7 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 
 
 @dataclasses.dataclass(frozen=True)
-class Settings:
+class Config:
   """The search's budget and its rule for leaving the blueprint."""
   rollouts: int = 10_000  # A decision's, shared among the legal moves.
   batch: int = 1_000  # Rollouts played at once.
@@ -176,7 +176,7 @@ def blueprint_action(blueprint: blueprints.Blueprint,
 def monte_carlo_search(blueprint: blueprints.Blueprint,
                        game: engine_lib.HanabiState,
                        memory: blueprints.Memory, player: int,
-                       sample: Sampler, settings: Settings,
+                       sample: Sampler, config: Config,
                        rng: np.random.Generator,
                        rollout: Optional[Rollout] = None) -> Decision:
   """The move of `player` in `game` (a `row`, `player` to move; `memory` the
@@ -187,23 +187,23 @@ def monte_carlo_search(blueprint: blueprints.Blueprint,
   engine = blueprint.engine
   chosen = blueprint_action(blueprint, game, memory, player)
   legal = np.flatnonzero(np.asarray(game.legal_action_mask))
-  if settings.batch < len(legal):
+  if config.batch < len(legal):
     raise ValueError(f"a batch of rollouts must hold one per legal move: "
-                     f"batch={settings.batch} < {len(legal)} legal moves")
+                     f"batch={config.batch} < {len(legal)} legal moves")
   if rollout is None:
     rollout = functools.partial(_rollout(blueprint), blueprint.params)
   stats = _Stats(len(legal))
-  bonus = np.where(legal == chosen, settings.threshold, 0.0)
+  bonus = np.where(legal == chosen, config.threshold, 0.0)
   active = np.ones(len(legal), bool)
-  rollout_memory = _batch_of(memory, settings.batch)
+  rollout_memory = _batch_of(memory, config.batch)
   done = 0
-  while len(legal) > 1 and active.sum() > 1 and done < settings.rollouts:
+  while len(legal) > 1 and active.sum() > 1 and done < config.rollouts:
     # Rows g·|moves| + j play move j in sampled game g; the batch is padded
     # to its fixed size (one compilation) with rows whose scores are unused.
     moves = np.flatnonzero(active)
-    groups = max(settings.batch // len(moves), 1)
+    groups = max(config.batch // len(moves), 1)
     used = groups * len(moves)
-    rows = np.minimum(np.arange(settings.batch), used - 1)
+    rows = np.minimum(np.arange(config.batch), used - 1)
     hands = sample(groups, rng)
     if hands is None:
       break
@@ -216,7 +216,7 @@ def monte_carlo_search(blueprint: blueprints.Blueprint,
     for position, move in enumerate(moves):
       stats.add(move, scores[position::len(moves)])
     done += used
-    stderr = settings.stds * stats.stderr(settings.min_samples)
+    stderr = config.stds * stats.stderr(config.min_samples)
     lowest = masking.masked_max(stats.mean + bonus - stderr, active)
     active &= stats.mean + bonus + stderr >= lowest
   best = masking.masked_argmax(stats.mean + bonus, active)
@@ -228,12 +228,12 @@ def monte_carlo_search(blueprint: blueprints.Blueprint,
 
 def search(blueprint: blueprints.Blueprint, game: engine_lib.HanabiState,
            memory: blueprints.Memory, belief: beliefs.Belief,
-           settings: Settings, rng: np.random.Generator) -> Decision:
+           config: Config, rng: np.random.Generator) -> Decision:
   """SPARTA's move for the belief's player in `game` (a `row`, that player
   to move; `memory` the blueprint's there, a `row` too)."""
   return monte_carlo_search(
       blueprint, game, memory, belief.player,
-      exact_sampler(blueprint.engine.rules, game, belief), settings, rng)
+      exact_sampler(blueprint.engine.rules, game, belief), config, rng)
 
 
 class Searcher(abc.ABC):
@@ -280,15 +280,15 @@ class SpartaSearcher(Searcher):
   """SPARTA: search over the player's exact belief, with full rollouts."""
 
   def __init__(self, blueprint: blueprints.Blueprint, player: int,
-               game: engine_lib.HanabiState, settings: Settings):
+               game: engine_lib.HanabiState, config: Config):
     super().__init__(blueprint, player)
-    self.settings = settings
+    self.config = config
     self.belief = ExactBelief(blueprint, player, game,
-                              settings.max_belief_hands)
+                              config.max_belief_hands)
 
   def decide(self, game, memory, rng):
     return monte_carlo_search(self.blueprint, game, memory, self.player,
-                              self.belief.sampler(game), self.settings, rng)
+                              self.belief.sampler(game), self.config, rng)
 
   def observe(self, before, memory, action, after):
     self.belief.observe(before, memory, action, after)
@@ -298,11 +298,11 @@ class SpartaSearcher(Searcher):
 SearchStart = Callable[[engine_lib.HanabiState], dict[int, Searcher]]
 
 
-def sparta_start(blueprint: blueprints.Blueprint, settings: Settings,
+def sparta_start(blueprint: blueprints.Blueprint, config: Config,
                  player: int) -> SearchStart:
   """`player` searches with SPARTA (single-agent search)."""
   return lambda game: {player: SpartaSearcher(blueprint, player, game,
-                                              settings)}
+                                              config)}
 
 
 def game_deck(rules: engine_lib.Rules, seed: int, game: int) -> np.ndarray:

@@ -23,7 +23,7 @@ import pyspiel
 _ITERATION = "iteration"  # The subdirectory of the iteration in progress.
 
 
-class Iteration(NamedTuple):
+class LogEntry(NamedTuple):
   """What one NXDO iteration did, and where it left the meta-NE."""
   iteration: int
   population: int  # Members in the restricted game it solved.
@@ -73,7 +73,7 @@ class NXDO:
     self._evaluate = self._exact if exact else evaluator
     self.members: list[Any] = []
     self.response_returns: list[float] = []
-    self.log: list[Iteration] = []
+    self.log: list[LogEntry] = []
     self._episodes, self._wall_time = 0, 0.0
     self._solution: Optional[solvers.Solution] = None
     self._record = {"game": str(game), "variant": variant,
@@ -92,7 +92,7 @@ class NXDO:
     """Where the oracle or the solver checkpoints in this iteration."""
     return self.directory and os.path.join(self.directory, _ITERATION, name)
 
-  def step(self) -> Iteration:
+  def step(self) -> LogEntry:
     """One NXDO iteration."""
     started = time.perf_counter()
     iteration = len(self.log)
@@ -109,7 +109,7 @@ class NXDO:
     self._episodes += solution.episodes
     self._wall_time += time.perf_counter() - started
     self._solution = solution
-    self.log.append(Iteration(
+    self.log.append(LogEntry(
         iteration, len(self.members), self._episodes + response.episodes,
         self._wall_time,
         self._evaluate(meta_ne) if self._evaluate else None,

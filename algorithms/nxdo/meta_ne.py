@@ -17,8 +17,8 @@ from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.nxdo import restricted_game as restricted_lib
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.rl import opponents as opponents_lib
-from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 
 
@@ -84,12 +84,13 @@ def _tree_inputs(tree: game_tree_lib.GameTree,
                  clones: int) -> tuple[jax.Array, jax.Array]:
   """The networks' inputs at the tree's information states, and the legal
   actions of the game they play (m-Clone Leduc's for `clones` > 1)."""
-  return (jnp.asarray(policies.infoset_tensors(tree)),
+  return (jnp.asarray(network_policies.infoset_tensors(tree)),
           jnp.asarray(np.tile(tree.legal, clones)))
 
 
 def _collapsed(table: np.ndarray, clones: int) -> np.ndarray:
-  return policies.collapse_clones(table, clones) if clones > 1 else table
+  return (network_policies.collapse_clones(table, clones) if clones > 1
+          else table)
 
 
 def restricted_exploitability(

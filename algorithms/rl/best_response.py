@@ -97,7 +97,7 @@ def train_best_response(
   Returns:
     (the learned policy, the log).
   """
-  settings = learner_lib.RunSettings(steps, num_envs,
+  run_config = learner_lib.RunConfig(steps, num_envs,
                                      eval_every or max(steps // 10, 1), seed,
                                      seats)
   if isinstance(env, batched.PyspielVectorEnv):
@@ -112,7 +112,7 @@ def train_best_response(
   train_steps = learner_lib.make_train_steps(learner, versus)
   carry = learner_lib.init_carry(learner, versus, jax.random.PRNGKey(seed),
                                  num_envs)
-  run_config = settings.as_record(config, opponent=_fingerprint(opponent))
+  record = run_config.as_record(config, opponent=_fingerprint(opponent))
 
   def make_entry(carry, step, metrics, wall_time, log):
     episodes = int(metrics.episodes)
@@ -124,7 +124,7 @@ def train_best_response(
 
   carry, log = learner_lib.run_in_chunks(
       carry, lambda c, n: train_steps(c, opponent.params, opponent.weights, n),
-      make_entry, steps, settings.eval_every, run_config, checkpoint_path,
+      make_entry, steps, run_config.eval_every, record, checkpoint_path,
       on_entry, stop)
   return learner.played(carry.learner), log
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.rl import opponents as opponents_lib
-from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 from open_spiel_ext.algorithms.tree import policies as tree_policies
 from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
@@ -54,9 +54,9 @@ class ExactEvaluator:
     """The learned policy as a policy array of the evaluation tree."""
     tree = self.sweeps.tree
     legal = np.tile(tree.legal, self.clones)
-    array = policies.tabulate(tree, policy.logits_fn(), legal)
-    return (policies.collapse_clones(array, self.clones) if self.clones > 1
-            else array)
+    array = network_policies.tabulate(tree, policy.logits_fn(), legal)
+    return (network_policies.collapse_clones(array, self.clones)
+            if self.clones > 1 else array)
 
   def __call__(self, policy: learner_lib.LearnedPolicy) -> Evaluation:
     learned = self.policy_array(policy)
@@ -117,7 +117,7 @@ def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
   walk)."""
   base, clones = _evaluation_game(game)
   if clones > 1:
-    evaluator = policies.CloneEvaluator(base)
+    evaluator = network_policies.CloneEvaluator(base)
     return lambda policy: evaluator.exploitability(policy.logits_fn(), clones)
   try:
     tree = game_tree_lib.build_tree(game, max_nodes)
@@ -125,7 +125,7 @@ def exploitability_of(game: pyspiel.Game, max_nodes: int = 10**6
     return None
   sweeps = sweeps_lib.TreeSweeps(tree)
   return lambda policy: sweeps.exploitability(
-      policies.tabulate(tree, policy.logits_fn()))
+      network_policies.tabulate(tree, policy.logits_fn()))
 
 
 def tabular_policy(game: pyspiel.Game, policy: learner_lib.LearnedPolicy,
@@ -140,5 +140,5 @@ def tabular_policy(game: pyspiel.Game, policy: learner_lib.LearnedPolicy,
       tree = game_tree_lib.build_tree(game, max_nodes)
     except ValueError:
       return None
-  return tree_policies.to_tabular(tree,
-                                  policies.tabulate(tree, policy.logits_fn()))
+  return tree_policies.to_tabular(
+      tree, network_policies.tabulate(tree, policy.logits_fn()))

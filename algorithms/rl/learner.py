@@ -111,8 +111,8 @@ class LearnedPolicy:
   params: Any
 
   def logits_fn(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """(tensors, players) -> logits, as `policies.NetworkPolicy` and
-    `policies.tabulate` take it."""
+    """(tensors, players) -> logits, as `network_policies.NetworkPolicy` and
+    `network_policies.tabulate` take it."""
     apply = jax.jit(self.apply)
     return lambda tensors, players: np.asarray(apply(self.params, tensors))
 
@@ -245,7 +245,7 @@ def share_compilations(directory: str) -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class RunSettings:
+class RunConfig:
   """What a training run does besides its learner's config."""
   steps: int
   num_envs: int
@@ -265,7 +265,7 @@ class RunSettings:
 
 def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
                   make_entry: Callable[[Any, int, Any, float, list], Any],
-                  steps: int, chunk: int, run_config: dict[str, Any],
+                  steps: int, chunk: int, record: dict[str, Any],
                   checkpoint_path: Optional[str] = None,
                   on_entry: Optional[Callable[[Any], None]] = None,
                   stop: Optional[Callable[[list], bool]] = None
@@ -281,8 +281,9 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
       `wall_time` (evaluations and checkpoints do not count).
     steps: steps in all.
     chunk: steps per chunk.
-    run_config: the run's settings, saved with checkpoints; an existing
-      checkpoint at `checkpoint_path` made with other settings is refused.
+    record: the run's whole configuration (`RunConfig.as_record`), saved
+      with checkpoints; an existing checkpoint at `checkpoint_path` made
+      with another is refused.
     checkpoint_path: resume from and save to this file.
     on_entry: called with each entry (progress output).
     stop: called with the log after each entry (and on resuming); the run
@@ -293,7 +294,7 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
   """
   step, log = 0, []
   if checkpoint_path and os.path.exists(checkpoint_path):
-    saved = checkpoints.restore(checkpoint_path, run_config)
+    saved = checkpoints.restore(checkpoint_path, record)
     carry, step, log = saved.tree, saved.step, saved.extra["log"]
   trained = log[-1].wall_time if log else 0.0
   while step < steps and not (stop and log and stop(log)):
@@ -304,7 +305,7 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
     step += size
     log.append(make_entry(carry, step, happened, trained, log))
     if checkpoint_path:
-      checkpoints.save(checkpoint_path, carry, run_config, step=step,
+      checkpoints.save(checkpoint_path, carry, record, step=step,
                        extra={"log": log})
     if on_entry:
       on_entry(log[-1])

@@ -303,7 +303,7 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
   Returns:
     (the average policy, the log).
   """
-  settings = learner_lib.RunSettings(steps, num_envs,
+  run_config = learner_lib.RunConfig(steps, num_envs,
                                      eval_every or max(steps // 10, 1), seed)
   if exploitability is None and env.game is not None:
     exploitability = evaluation.exploitability_of(env.game)
@@ -320,6 +320,6 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
 
   state, log = learner_lib.run_in_chunks(
       nfsp.init(jax.random.PRNGKey(seed)), nfsp.run, make_entry, steps,
-      settings.eval_every, settings.as_record(config), checkpoint_path,
+      run_config.eval_every, run_config.as_record(config), checkpoint_path,
       on_entry, stop)
   return nfsp.average_policy(state), log

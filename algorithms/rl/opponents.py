@@ -39,7 +39,7 @@ import numpy as np
 
 from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nn import masking
-from open_spiel_ext.algorithms.rl import policies
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.tree import cfr
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 from open_spiel_ext.algorithms.tree import policies as tree_policies
@@ -61,7 +61,7 @@ class Opponent(NamedTuple):
     members_table: (tree, clones) -> [members, infosets, actions] each
       member's policy as policy arrays of the tree engine; for clones of a
       game (clones > 1, such as m-Clone Leduc) the tree is that game's and
-      the policies are collapsed onto it (`policies.collapse_clones`).
+      the policies are collapsed onto it (`network_policies.collapse_clones`).
   """
   act: ActFn
   params: Any
@@ -137,14 +137,14 @@ def network(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
     return masking.masked_sample(key, logits, mask)
 
   def members_table(tree, clones):
-    tensors = policies.infoset_tensors(tree)
+    tensors = network_policies.infoset_tensors(tree)
     legal = np.tile(tree.legal, clones)
     members = [
         masking.masked_softmax(
             np.asarray(apply_fn(jax.tree.map(lambda x: x[m], stacked),
                                 tensors), np.float64), legal)
         for m in range(len(weights))]
-    return policies.collapse_clones(np.stack(members), clones) if (
+    return network_policies.collapse_clones(np.stack(members), clones) if (
         clones > 1) else np.stack(members)
 
   return Opponent(_memoized(("network", apply_fn), act), stacked, weights,
@@ -243,7 +243,7 @@ class TensorIndex(NamedTuple):
 def tensor_index(tree: game_tree_lib.GameTree) -> TensorIndex:
   """The `TensorIndex` of a tree whose information-state tensors are 0s and
   1s (poker's are)."""
-  tensors = policies.infoset_tensors(tree)
+  tensors = network_policies.infoset_tensors(tree)
   if not np.isin(tensors, (0, 1)).all():
     raise ValueError(f"{tree.game}: tabular policies need information-state "
                      "tensors of 0s and 1s; play this game through "

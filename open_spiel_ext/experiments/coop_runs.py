@@ -31,7 +31,7 @@ import pyspiel
 _TOLERANCE = 1e-4
 
 
-def run_seed(game: str, config: capi_config.CapiConfig, target: float,
+def run_seed(game: str, config: capi_config.Config, target: float,
              output_dir: str, stop_when_solved: bool = False
             ) -> dict[str, Any]:
   """One CAPI run; prints progress, writes its metrics, returns its summary.
@@ -49,27 +49,27 @@ def run_seed(game: str, config: capi_config.CapiConfig, target: float,
       os.path.join(output_dir, f"metrics_seed{config.seed}.jsonl"))
   solved_at: Optional[int] = None
   solved_seconds: Optional[float] = None
-  best, progress = -np.inf, None
-  for progress in capi.train(mdp, config, checkpoint):
-    metrics.write(reporting.as_record(progress))
-    best = max(best, progress.search_value, progress.greedy_value)
+  best, entry = -np.inf, None
+  for entry in capi.train(mdp, config, checkpoint):
+    metrics.write(reporting.as_record(entry))
+    best = max(best, entry.search_value, entry.greedy_value)
     if solved_at is None and best >= target - _TOLERANCE * max(1, abs(target)):
-      solved_at, solved_seconds = progress.episode, progress.seconds
+      solved_at, solved_seconds = entry.episode, entry.seconds
     parts = " ".join(f"{name} {seconds:.0f}s" for name, seconds in
-                     progress.seconds_by_part.items())
-    print(f"seed {config.seed} episode {progress.episode}: search "
-          f"{progress.search_value:.4f} greedy {progress.greedy_value:.4f} "
-          f"episode return {progress.episode_return:.4f} root q* "
-          f"{progress.root_q:.4f} value loss {progress.value_loss:.4f} | "
-          f"{progress.distinct_next_beliefs} next beliefs, "
-          f"{progress.seconds:.0f}s ({parts})", flush=True)
+                     entry.seconds_by_part.items())
+    print(f"seed {config.seed} episode {entry.episode}: search "
+          f"{entry.search_value:.4f} greedy {entry.greedy_value:.4f} "
+          f"episode return {entry.episode_return:.4f} root q* "
+          f"{entry.root_q:.4f} value loss {entry.value_loss:.4f} | "
+          f"{entry.distinct_next_beliefs} next beliefs, "
+          f"{entry.seconds:.0f}s ({parts})", flush=True)
     if stop_when_solved and solved_at is not None:
       break
   metrics.close()
   return {"seed": config.seed, "best_value": float(best),
           "solved_at_episode": solved_at, "solved_at_seconds": solved_seconds,
-          "seconds": progress.seconds,
-          "episodes": progress.episode}
+          "seconds": entry.seconds,
+          "episodes": entry.episode}
 
 
 def known_values(game: str) -> dict[str, float]:
@@ -233,7 +233,7 @@ def optimal_value(mdp: pub_mdp.PubMdp) -> float:
   return float(pub_mdp.belief_graph(mdp).optimal_values()[0])
 
 
-def run_baselines(game: str, config: coop_baselines.BaselineConfig,
+def run_baselines(game: str, config: coop_baselines.Config,
                   runs: int, seed: int, optimum: float,
                   result_path: Optional[str] = None) -> dict[str, Any]:
   """One algorithm's runs on one game; prints each evaluation, returns its
@@ -250,21 +250,21 @@ def run_baselines(game: str, config: coop_baselines.BaselineConfig,
   return result
 
 
-def _train_baselines(game: str, config: coop_baselines.BaselineConfig,
+def _train_baselines(game: str, config: coop_baselines.Config,
                      runs: int, seed: int, optimum: float) -> dict[str, Any]:
   mdp = pub_mdp.build(pyspiel.load_game(game))
   records, curve = [], []
-  for evaluation in coop_baselines.train(mdp, config, runs, seed):
-    solved = int(np.sum(evaluation.values >= optimum - 1e-6))
-    curve.append((evaluation.episode, solved / runs))
+  for entry in coop_baselines.train(mdp, config, runs, seed):
+    solved = int(np.sum(entry.values >= optimum - 1e-6))
+    curve.append((entry.episode, solved / runs))
     records.append({"game": game, "algorithm": config.algorithm,
-                    "episode": evaluation.episode,
-                    "values": evaluation.values.tolist(), "solved": solved})
-    print(f"{game} {config.algorithm} episode {evaluation.episode}: mean "
-          f"greedy value {evaluation.values.mean():.4f} (optimum "
+                    "episode": entry.episode,
+                    "values": entry.values.tolist(), "solved": solved})
+    print(f"{game} {config.algorithm} episode {entry.episode}: mean "
+          f"greedy value {entry.values.mean():.4f} (optimum "
           f"{optimum:.4f}), {solved}/{runs} runs optimal", flush=True)
   return {"records": records, "curve": curve, "solved": solved,
-          "mean_value": float(evaluation.values.mean())}
+          "mean_value": float(entry.values.mean())}
 
 
 def _task_path(output_dir: str, game: str, algorithm: str) -> str:
@@ -278,15 +278,15 @@ class PendingTable(NamedTuple):
   """Baseline tasks submitted to an executor, not yet collected."""
   runs: int
   optima: dict[str, float]
-  configs: Sequence[coop_baselines.BaselineConfig]
+  configs: Sequence[coop_baselines.Config]
   output_dir: str
-  jobs: list[tuple[str, coop_baselines.BaselineConfig]]
+  jobs: list[tuple[str, coop_baselines.Config]]
   futures: list[executors.Future]
 
 
-def submit_table(games: Sequence[str], configs: Sequence[
-    coop_baselines.BaselineConfig], runs: int, seed: int,
-                 executor: executors.Executor, output_dir: str,
+def submit_table(games: Sequence[str],
+                 configs: Sequence[coop_baselines.Config], runs: int,
+                 seed: int, executor: executors.Executor, output_dir: str,
                  targets: Optional[dict[str, float]] = None) -> PendingTable:
   """Submits every algorithm on every game, a task each; `collect_table`
   waits for them. Each task's result is kept under output_dir/tasks/, so a
@@ -336,8 +336,8 @@ def collect_table(pending: PendingTable) -> dict[str, Any]:
   return table
 
 
-def run_table(games: Sequence[str], configs: Sequence[
-    coop_baselines.BaselineConfig], runs: int, seed: int,
+def run_table(games: Sequence[str],
+              configs: Sequence[coop_baselines.Config], runs: int, seed: int,
               executor: executors.Executor, output_dir: str,
               targets: Optional[dict[str, float]] = None) -> dict[str, Any]:
   """`submit_table`, then `collect_table`."""

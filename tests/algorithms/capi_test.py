@@ -31,7 +31,7 @@ def test_most_likely_prescriptions_equal_brute_force():
 
 def test_sampled_rows_follow_their_distributions_independently():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_a"))
-  learner = capi.Capi(mdp, capi_config.CapiConfig(seed=3))
+  learner = capi.Capi(mdp, capi_config.Config(seed=3))
   rows = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
   draws = prescriptions.sample_rows(learner.rng, rows, 200_000)
   assert draws.shape == (2, 200_000)
@@ -68,7 +68,7 @@ def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
   """q of every acquired prescription, scored for all K at once (as CAPI
   plays), equals the PuB-MDP's step taken one prescription at a time."""
   mdp = pub_mdp.build(pyspiel.load_game(game))
-  learner = capi.Capi(mdp, capi_config.CapiConfig(
+  learner = capi.Capi(mdp, capi_config.Config(
       num_prescriptions=60, acquisition=acquisition, policy="tabular",
       seed=1))
   learner.model.values = lambda keys: np.array(
@@ -127,8 +127,8 @@ def exact_value_oracle(learner, mdp):
 @pytest.mark.parametrize("acquisition", capi_config.ACQUISITIONS)
 def test_search_with_exact_values_plays_optimally(letter, acquisition):
   mdp = pub_mdp.build(pyspiel.load_game(f"tiny_hanabi_{letter}"))
-  learner = capi.Capi(mdp, capi_config.CapiConfig(num_prescriptions=200,
-                                                  acquisition=acquisition))
+  learner = capi.Capi(mdp, capi_config.Config(num_prescriptions=200,
+                                              acquisition=acquisition))
   exact_value_oracle(learner, mdp)
   decisions = learner.play_episode(explore=False)
   optimum = pub_mdp.belief_graph(mdp).optimal_values()[0]
@@ -139,18 +139,18 @@ def test_search_with_exact_values_plays_optimally(letter, acquisition):
 
 def test_capi_solves_tiny_hanabi_e():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  config = capi_config.CapiConfig(episodes=600, num_prescriptions=100,
-                                  learning_rate=1e-3, updates_per_episode=5,
-                                  eval_every=100, seed=0)
+  config = capi_config.Config(episodes=600, num_prescriptions=100,
+                              learning_rate=1e-3, updates_per_episode=5,
+                              eval_every=100, seed=0)
   values = [p.search_value for p in capi.train(mdp, config)]
   assert max(values) == pytest.approx(10.0)
 
 
 def test_tabular_policy_moves_toward_the_best_and_keeps_its_floor():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  config = capi_config.CapiConfig(policy="tabular", num_prescriptions=50,
-                                  tabular_policy_rate=0.5, policy_floor=0.03,
-                                  epsilon=0.0)
+  config = capi_config.Config(policy="tabular", num_prescriptions=50,
+                              tabular_policy_rate=0.5, policy_floor=0.03,
+                              epsilon=0.0)
   learner = capi.Capi(mdp, config)
   decisions = learner.play_episode()
   for _ in range(20):
@@ -173,7 +173,7 @@ def test_tabular_policy_moves_toward_the_best_and_keeps_its_floor():
                                          ("hidden_sizes", ())])
 def test_bad_configurations_are_named(field, value):
   with pytest.raises(ValueError, match=field):
-    capi_config.CapiConfig(**{field: value}).validate()
+    capi_config.Config(**{field: value}).validate()
 
 
 def checkpoint_contents(path):
@@ -195,8 +195,8 @@ def checkpoint_contents(path):
 def test_a_resumed_run_writes_the_uninterrupted_runs_next_checkpoint(
     tmp_path, game, settings):
   mdp = pub_mdp.build(pyspiel.load_game(game))
-  config = capi_config.CapiConfig(episodes=4, eval_every=2, seed=4,
-                                  hidden_sizes=(16, 16), **settings)
+  config = capi_config.Config(episodes=4, eval_every=2, seed=4,
+                              hidden_sizes=(16, 16), **settings)
   whole = str(tmp_path / "whole.pkl")
   uninterrupted = list(capi.train(mdp, config, whole))
   cut = str(tmp_path / "cut.pkl")
@@ -222,15 +222,15 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
   path = str(tmp_path / "run.pkl")
   settings = dict(episodes=2, eval_every=1, hidden_sizes=(8,))
   list(capi.train(
-      mdp, capi_config.CapiConfig(num_prescriptions=10, **settings), path))
+      mdp, capi_config.Config(num_prescriptions=10, **settings), path))
   with pytest.raises(ValueError, match="num_prescriptions=20 here"):
     list(capi.train(
-        mdp, capi_config.CapiConfig(num_prescriptions=20, **settings), path))
+        mdp, capi_config.Config(num_prescriptions=20, **settings), path))
 
 
 def test_one_exploratory_prescription_per_episode_at_most():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_bridge_2p(abstracted=True)"))
-  learner = capi.Capi(mdp, capi_config.CapiConfig(
+  learner = capi.Capi(mdp, capi_config.Config(
       num_prescriptions=200, policy="tabular", acquisition="most_likely",
       exploration="one_per_episode", seed=0))
   explored = []

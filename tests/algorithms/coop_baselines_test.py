@@ -15,7 +15,7 @@ import pyspiel
 
 def learner(name, algorithm="iql", runs=4, seed=0):
   mdp = pub_mdp.build(pyspiel.load_game(name))
-  config = coop_baselines.BaselineConfig(algorithm=algorithm)
+  config = coop_baselines.Config(algorithm=algorithm)
   return mdp, coop_baselines._TabularLearner(  # pylint: disable=protected-access
       coop_baselines.GameArrays.of(mdp), config, runs,
       np.random.default_rng(seed))
@@ -41,7 +41,7 @@ def test_greedy_evaluation_equals_the_pub_mdp_value(name):
 
 @pytest.mark.parametrize("algorithm,down_rate", [("iql", 0.5), ("hql", 0.05)])
 def test_hysteretic_updates_lower_values_more_slowly(algorithm, down_rate):
-  config = coop_baselines.BaselineConfig(algorithm=algorithm, hysteresis=0.1)
+  config = coop_baselines.Config(algorithm=algorithm, hysteresis=0.1)
   mdp, tabular = learner("tiny_hanabi_e")
   tabular.config = config
   run, x0, x1 = np.arange(4), np.zeros(4, int), np.zeros(4, int)
@@ -72,8 +72,8 @@ def test_vdn_fits_the_sum_of_both_values_to_the_return():
 
 def test_pub_mdp_q_learning_solves_tiny_hanabi_e():
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  config = coop_baselines.BaselineConfig(algorithm="pub_mdp_q",
-                                         episodes=8000, eval_every=8000)
+  config = coop_baselines.Config(algorithm="pub_mdp_q",
+                                 episodes=8000, eval_every=8000)
   final = list(coop_baselines.train(mdp, config, runs=8, seed=0))[-1]
   np.testing.assert_allclose(final.values, references.TINY_HANABI_OPTIMAL_VALUES["e"])
 
@@ -81,8 +81,8 @@ def test_pub_mdp_q_learning_solves_tiny_hanabi_e():
 @pytest.mark.parametrize("algorithm", coop_baselines.ALGORITHMS)
 def test_runs_are_seeded_and_values_are_feasible(algorithm):
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_c"))
-  config = coop_baselines.BaselineConfig(algorithm=algorithm, episodes=300,
-                                         eval_every=100)
+  config = coop_baselines.Config(algorithm=algorithm, episodes=300,
+                                 eval_every=100)
   first = list(coop_baselines.train(mdp, config, runs=4, seed=5))
   second = list(coop_baselines.train(mdp, config, runs=4, seed=5))
   assert [e.episode for e in first] == [100, 200, 300]
@@ -98,15 +98,15 @@ def test_runs_are_seeded_and_values_are_feasible(algorithm):
                                          ("hysteresis", -0.1),
                                          ("learning_rate_end", -1.0)])
 def test_bad_configurations_are_named(field, value):
-  config = coop_baselines.BaselineConfig(**{field: value})
+  config = coop_baselines.Config(**{field: value})
   with pytest.raises(ValueError, match=field.split("_end")[0]):
     config.validate()
 
 
 def test_a_baseline_task_that_ended_is_not_run_again(tmp_path, monkeypatch):
   game, path = "tiny_hanabi_a", str(tmp_path / "task.pkl")
-  config = coop_baselines.BaselineConfig(algorithm="iql", episodes=200,
-                                         eval_every=100)
+  config = coop_baselines.Config(algorithm="iql", episodes=200,
+                                 eval_every=100)
   first = coop_runs.run_baselines(game, config, 2, 0, 10.0, path)
 
   def train_again(*args):

@@ -14,8 +14,8 @@ try:
 except ImportError:
   ray = None
 
-EXACT = nf.Settings(learning_rate=1.0, threshold=1e-9, meta_solver="lp",
-                    learners=3)
+EXACT = nf.Config(learning_rate=1.0, threshold=1e-9, meta_solver="lp",
+                  learners=3)
 ROCK = np.eye(4)[0]
 DOMINANT = 3  # The counterexample's fourth strategy.
 
@@ -57,7 +57,7 @@ def test_p2sro_with_exact_best_responses_is_double_oracle():
 @pytest.mark.parametrize("method", nf.METHODS)
 def test_every_method_runs_and_reports_each_iteration(method):
   payoffs = nf.random_symmetric_game(12, np.random.default_rng(0))
-  curve, fixed = nf.run(method, payoffs, nf.Settings(learners=2), 15,
+  curve, fixed = nf.run(method, payoffs, nf.Config(learners=2), 15,
                         seed=1)
   assert len(curve) == 15 and all(value >= 0 for value in curve)
   assert all(p.sum() == pytest.approx(1) for p in fixed)
@@ -66,13 +66,13 @@ def test_every_method_runs_and_reports_each_iteration(method):
 def test_bad_input_is_refused_naming_it():
   payoffs = nf.rps_with_dominant_strategy()
   with pytest.raises(ValueError, match="'anneal'"):
-    nf.run("anneal", payoffs, nf.Settings(), 1)
+    nf.run("anneal", payoffs, nf.Config(), 1)
   with pytest.raises(ValueError, match="antisymmetric"):
-    nf.run("psro", np.ones((3, 3)), nf.Settings(), 1)
+    nf.run("psro", np.ones((3, 3)), nf.Config(), 1)
   with pytest.raises(ValueError, match="learning_rate=1.5"):
-    nf.Settings(learning_rate=1.5)
+    nf.Config(learning_rate=1.5)
   with pytest.raises(ValueError, match="meta_solver='alpharank'"):
-    nf.Settings(meta_solver="alpharank")
+    nf.Config(meta_solver="alpharank")
 
 
 def _runs_on(executor):

@@ -23,8 +23,8 @@ import pyspiel
 KUHN = pyspiel.load_game("kuhn_poker")
 DQN = dqn.Config(hidden_sizes=(32,), learning_starts=500,
                  epsilon_decay_steps=1000, buffer_capacity=10_000)
-SETTINGS = p2sro.Settings(learners=2, chunk_steps=500, min_steps=1000,
-                          fictitious_play_iterations=2000)
+CONFIG = p2sro.Config(learners=2, chunk_steps=500, min_steps=1000,
+                      fictitious_play_iterations=2000)
 WORKERS = 2
 REFERENCE_ROUNDS = 8
 
@@ -54,8 +54,8 @@ def _own_pool():
 
 
 def _pipeline(directory, make_executor, method="p2sro", **changes):
-  settings = dataclasses.replace(SETTINGS, method=method, **changes)
-  return p2sro.Pipeline(KUHN, DQN, settings, str(directory), make_executor)
+  config = dataclasses.replace(CONFIG, method=method, **changes)
+  return p2sro.Pipeline(KUHN, DQN, config, str(directory), make_executor)
 
 
 def _run(pipeline, rounds):
@@ -91,8 +91,8 @@ def test_p2sro_fixes_only_its_lowest_level_and_gets_less_exploitable(
   assert all(r.added in (0, 1) for r in rounds)
   assert rounds[-1].fixed >= 3
   assert rounds[-1].exploitability < 0.15 < rounds[0].exploitability
-  assert rounds[-1].env_steps == (REFERENCE_ROUNDS * SETTINGS.learners *
-                                  SETTINGS.chunk_steps * SETTINGS.num_envs)
+  assert rounds[-1].env_steps == (REFERENCE_ROUNDS * CONFIG.learners *
+                                  CONFIG.chunk_steps * CONFIG.num_envs)
 
 
 def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
@@ -161,7 +161,7 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
   pipeline = _run(_pipeline(tmp_path, lambda: pool, method="rectified",
                             plateau_gain=10.0), 3)
   assert [r.fixed for r in pipeline.log] == [1, 2, 2]
-  nash = pipeline.settings.solve(pipeline.population.payoffs)
+  nash = pipeline.config.solve(pipeline.population.payoffs)
   support = np.flatnonzero(nash > p2sro.normal_form_psro.SUPPORT_THRESHOLD)
   assert len(pipeline.log[2].mean_returns) == len(support)
   for active, member in zip(pipeline.active, support):
@@ -170,7 +170,7 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
 
 
 def _learner_state(path):
-  record = p2sro._trainer(str(KUHN), DQN, SETTINGS.num_envs).record  # pylint: disable=protected-access
+  record = p2sro._trainer(str(KUHN), DQN, CONFIG.num_envs).record  # pylint: disable=protected-access
   return checkpoints.restore(path, record).tree.learner
 
 
@@ -183,8 +183,8 @@ def test_a_warm_started_learner_continues_from_the_fixed_ones_state(
   source = _learner_state(successor.warm_from)
   _run(pipeline, 3)
   continued = _learner_state(successor.checkpoint)
-  assert int(source.env_steps) == SETTINGS.min_steps
-  assert int(continued.env_steps) == SETTINGS.min_steps + SETTINGS.chunk_steps
+  assert int(source.env_steps) == CONFIG.min_steps
+  assert int(continued.env_steps) == CONFIG.min_steps + CONFIG.chunk_steps
   assert not os.path.exists(successor.warm_from)  # Kept only until used.
 
 
@@ -194,7 +194,7 @@ def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):
   (successor,) = pipeline.active
   assert successor.warm_from is None
   assert int(_learner_state(successor.checkpoint).env_steps) == (
-      SETTINGS.chunk_steps)
+      CONFIG.chunk_steps)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -207,7 +207,7 @@ def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):
 ])
 def test_bad_settings_are_refused_naming_the_value(changes, message):
   with pytest.raises(ValueError, match=message):
-    p2sro.Settings(**changes)
+    p2sro.Config(**changes)
 
 
 def test_zero_workers_are_refused(tmp_path):
@@ -218,5 +218,5 @@ def test_zero_workers_are_refused(tmp_path):
 def test_a_game_no_learner_can_play_is_refused(tmp_path):
   with pytest.raises(ValueError, match="no batched JAX engine plays "
                      "tic_tac_toe"):
-    p2sro.Pipeline(pyspiel.load_game("tic_tac_toe"), DQN, SETTINGS,
+    p2sro.Pipeline(pyspiel.load_game("tic_tac_toe"), DQN, CONFIG,
                    str(tmp_path), lambda: None)

@@ -94,9 +94,9 @@ def test_tiny_bridge_config_is_the_papers_and_capi_takes_it():
 def test_the_tiny_hanabi_config_trains_capi_on_the_suite():
   config = capi_recipes.tiny_hanabi_config(episodes=2, eval_every=2)
   mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_e"))
-  (progress,) = capi.train(mdp, config)
-  assert progress.episode == 2
-  assert progress.search_value <= (
+  (entry,) = capi.train(mdp, config)
+  assert entry.episode == 2
+  assert entry.search_value <= (
       references.TINY_HANABI_OPTIMAL_VALUES["e"] + 1e-5)
 
 

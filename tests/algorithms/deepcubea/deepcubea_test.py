@@ -18,9 +18,9 @@ from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
 
 # A network small enough that a few iterations take well under a second.
-_TINY = davi.DaviConfig(puzzle="rubiks_cube", size=2, max_scramble=6,
-                        batch_size=32, hidden_sizes=(32,), num_blocks=1,
-                        check_every=4, loss_threshold=100.0)
+_TINY = davi.Config(puzzle="rubiks_cube", size=2, max_scramble=6,
+                    batch_size=32, hidden_sizes=(32,), num_blocks=1,
+                    check_every=4, loss_threshold=100.0)
 
 
 def test_bellman_targets_by_hand():
@@ -41,8 +41,8 @@ def test_bellman_targets_by_hand():
 
 
 def test_targets_start_from_zero_and_follow_the_target_network():
-  config = davi.DaviConfig(puzzle="sliding_puzzle", size=3, max_scramble=4,
-                           batch_size=8, hidden_sizes=(16,), num_blocks=0)
+  config = davi.Config(puzzle="sliding_puzzle", size=3, max_scramble=4,
+                       batch_size=8, hidden_sizes=(16,), num_blocks=0)
   learner = davi.Davi(config)
   state = learner.init()
   puzzle = sliding_puzzle.SlidingPuzzle(3)
@@ -79,7 +79,7 @@ def test_target_update_rule(iteration, loss, update):
 
 
 def _train(config, output_dir, iterations):
-  return davi.train(config, davi.RunSettings(
+  return davi.train(config, davi.RunConfig(
       iterations=iterations, output_dir=str(output_dir), log_every=4,
       eval_every=0), log=lambda line: None)
 
@@ -88,7 +88,7 @@ def test_target_network_is_copied_every_check_below_the_threshold(tmp_path):
   state, progress = _train(_TINY, tmp_path / "loose", 12)
   assert progress.target_updates == 3
   assert bool(training.has_target(state))
-  strict = davi.DaviConfig(**{**_TINY.__dict__, "loss_threshold": 1e-9})
+  strict = davi.Config(**{**_TINY.__dict__, "loss_threshold": 1e-9})
   state, progress = _train(strict, tmp_path / "strict", 12)
   assert progress.target_updates == 0
   assert not bool(training.has_target(state))
@@ -113,7 +113,7 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
 
 def test_checkpoint_of_another_configuration_is_refused(tmp_path):
   _train(_TINY, tmp_path, 2)
-  other = davi.DaviConfig(**{**_TINY.__dict__, "batch_size": 16})
+  other = davi.Config(**{**_TINY.__dict__, "batch_size": 16})
   with pytest.raises(ValueError, match="batch_size=16"):
     _train(other, tmp_path, 4)
 
@@ -199,7 +199,7 @@ def test_shipped_fifteen_puzzle_model_solves_a_scramble():
 ])
 def test_bad_configurations_are_named(changes, bad):
   with pytest.raises(ValueError, match=bad):
-    davi.DaviConfig(**{**_TINY.__dict__, **changes}).validate()
+    davi.Config(**{**_TINY.__dict__, **changes}).validate()
 
 
 def test_bad_search_inputs_are_named():

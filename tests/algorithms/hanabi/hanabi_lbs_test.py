@@ -27,7 +27,7 @@ CONFIG = belief_model.Config(network=NETWORK, num_envs=16,
                              replay_capacity=64, batch_size=8,
                              learning_starts=16, learning_rate=3e-3)
 ENGINES = {rules: engine_lib.HanabiEngine(rules) for rules in (TINY, SMALL)}
-BUDGET = sparta.Settings(rollouts=300, batch=64)
+BUDGET = sparta.Config(rollouts=300, batch=64)
 
 
 def _rule_bot(rules):
@@ -133,7 +133,7 @@ def test_lbs_over_the_exact_belief_with_full_rollouts_is_sparta():
   game = beliefs.row(state)
   spartan = sparta.SpartaSearcher(blueprint, 1, game, BUDGET)
   learned = lbs.LbsSearcher(blueprint, 1, game, None,
-                            lbs.Settings(BUDGET, depth=None),
+                            lbs.Config(BUDGET, depth=None),
                             belief=sparta.ExactBelief(blueprint, 1, game))
   decisions = 0
   while not bool(game.terminated):
@@ -183,7 +183,7 @@ def test_lbs_plays_legal_moves_with_truncated_rollouts():
   deck = np.random.default_rng(6).permutation(SMALL.ordered_deck())
   for players in ([1], [0, 1]):
     result = sparta.play_game(blueprint, deck, lbs.lbs_start(
-        blueprint, model, lbs.Settings(BUDGET, depth=2), players), seed=0)
+        blueprint, model, lbs.Config(BUDGET, depth=2), players), seed=0)
     assert 0 <= result.score <= SMALL.max_score
     assert result.searcher_moves > 0
 
@@ -220,9 +220,9 @@ def test_a_model_of_another_blueprint_or_rules_is_refused():
 
 def test_bad_lbs_settings_are_refused():
   with pytest.raises(ValueError, match="depth=0"):
-    lbs.Settings(depth=0)
+    lbs.Config(depth=0)
   with pytest.raises(ValueError, match="min_acceptance=1.5"):
-    lbs.Settings(min_acceptance=1.5)
+    lbs.Config(min_acceptance=1.5)
   no_value = _model(SMALL, network=belief_model.NetworkConfig((8,), 8, 8))
   with pytest.raises(ValueError, match="has no value network"):
     lbs.check_setup(_rule_bot(SMALL), no_value, 4)

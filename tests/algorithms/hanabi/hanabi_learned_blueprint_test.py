@@ -119,7 +119,7 @@ def test_sparta_searches_over_a_learned_blueprint():
   alone = sparta.play_game(blueprint, deck)
   searched = sparta.play_game(
       blueprint, deck, sparta.sparta_start(
-          blueprint, sparta.Settings(rollouts=200, batch=64), 0), seed=0)
+          blueprint, sparta.Config(rollouts=200, batch=64), 0), seed=0)
   assert searched.searcher_moves > 0
   # Without search the game is the blueprint's self-play on that deck.
   assert alone.score == blueprints.self_play_scores(blueprint, deck[None])[0]

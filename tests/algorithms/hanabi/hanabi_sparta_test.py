@@ -15,7 +15,7 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 
 ENGINE = engine_lib.HanabiEngine(engine_lib.Rules.from_preset("small"))
 RULES = blueprints.RuleBlueprint(ENGINE)
-SMALL_BUDGET = sparta.Settings(rollouts=400, batch=64)
+SMALL_BUDGET = sparta.Config(rollouts=400, batch=64)
 
 
 def _searcher_positions(games: int, searcher: int = 1):
@@ -67,7 +67,7 @@ def test_search_picks_legal_moves_and_keeps_the_blueprint_unless_it_gains():
       assert gain > SMALL_BUDGET.threshold
     stubborn = sparta.search(
         RULES, game, (), belief,
-        sparta.Settings(rollouts=200, batch=64, threshold=100.0), rng)
+        sparta.Config(rollouts=200, batch=64, threshold=100.0), rng)
     assert stubborn.action == stubborn.blueprint_action
 
 
@@ -91,13 +91,13 @@ def test_sampled_games_hold_belief_hands_and_the_unseen_cards():
 ])
 def test_bad_settings_are_refused(settings, message):
   with pytest.raises(ValueError, match=message):
-    sparta.Settings(**settings)
+    sparta.Config(**settings)
 
 
 def test_a_batch_smaller_than_the_legal_moves_is_refused():
   _, game, belief = _searcher_positions(1)[0]
   with pytest.raises(ValueError, match="batch=2 < "):
-    sparta.search(RULES, game, (), belief, sparta.Settings(batch=2),
+    sparta.search(RULES, game, (), belief, sparta.Config(batch=2),
                   np.random.default_rng(0))
 
 

@@ -9,8 +9,8 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.nxdo import meta_ne
 from open_spiel_ext.algorithms.nxdo import restricted_game
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.rl import opponents
-from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.games import batched_loss_game
@@ -120,7 +120,7 @@ def test_meta_policy_mixes_the_members_policies():
   value = sweeps.TreeSweeps(tree).exploitability(
       pick.members_table(tree, 1)[0])
   assert value == pytest.approx(sweeps.TreeSweeps(tree).exploitability(
-      policies.tabulate(tree, lambda t, p: np.asarray(
+      network_policies.tabulate(tree, lambda t, p: np.asarray(
           linear_apply(members[1], t)))), abs=1e-6)
 
 

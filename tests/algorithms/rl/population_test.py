@@ -8,8 +8,8 @@ import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.rl import population as population_lib
-from open_spiel_ext.algorithms.rl import policies
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.games import batched_poker
@@ -39,7 +39,7 @@ def test_exact_payoffs_are_the_tree_engines_seat_averaged_values():
   np.testing.assert_allclose(payoffs, -payoffs.T, atol=1e-12)
   tree = game_tree.build_tree(KUHN)
   tree_sweeps = sweeps.TreeSweeps(tree)
-  tables = [policies.tabulate(
+  tables = [network_policies.tabulate(
       tree, lambda t, p, params=params: np.asarray(NETWORK.apply(params, t)))
             for params in population.members]
   player = tree.infoset_player[:, None]

@@ -13,9 +13,9 @@ from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.rl import opponents
-from open_spiel_ext.algorithms.rl import policies as rl_policies
 from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus
@@ -281,7 +281,7 @@ def test_a_learned_policy_becomes_an_opponent_that_plays_it(kuhn_tree):
   policy = learned.played(learned.init(jax.random.PRNGKey(5)))
   table = policy.as_opponent().members_table(kuhn_tree, 1)
   np.testing.assert_allclose(
-      table[0], rl_policies.tabulate(kuhn_tree, policy.logits_fn()),
+      table[0], network_policies.tabulate(kuhn_tree, policy.logits_fn()),
       atol=1e-6)
   assert np.all(np.isin(np.round(table[0], 6), (0.0, 1.0)))  # Greedy.
 

@@ -19,11 +19,11 @@ from open_spiel_ext.utils import executors
 import pyspiel
 
 GAME = pyspiel.load_game("barrage_stratego(ply_limit=30)")
-CONFIG = ppo.Config(network="stratego_conv", hidden_sizes=(4, 4),
-                    rollout_length=4, epochs=1, minibatches=2)
-SETTINGS = p2sro.Settings(learners=2, chunk_steps=4, min_steps=4,
-                          plateau_gain=10.0, num_envs=4, games_per_entry=4,
-                          fictitious_play_iterations=100)
+LEARNER_CONFIG = ppo.Config(network="stratego_conv", hidden_sizes=(4, 4),
+                            rollout_length=4, epochs=1, minibatches=2)
+CONFIG = p2sro.Config(learners=2, chunk_steps=4, min_steps=4,
+                      plateau_gain=10.0, num_envs=4, games_per_entry=4,
+                      fictitious_play_iterations=100)
 ROUNDS = 3
 
 
@@ -34,7 +34,7 @@ def pool_fixture():
 
 
 def _run(directory, pool, rounds):
-  pipeline = p2sro.Pipeline(GAME, CONFIG, SETTINGS, str(directory),
+  pipeline = p2sro.Pipeline(GAME, LEARNER_CONFIG, CONFIG, str(directory),
                             lambda: pool, evaluator=None,
                             engine_options=learners.ENGINE_OPTIONS)
   while len(pipeline.log) < rounds:

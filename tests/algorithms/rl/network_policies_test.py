@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
-from open_spiel_ext.algorithms.rl import policies
+from open_spiel_ext.algorithms.rl import network_policies
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.games import registry
@@ -29,7 +29,7 @@ def random_network(num_inputs: int, num_actions: int, seed: int):
 def test_network_policy_agrees_with_openspiel_and_the_tree_engine():
   game = pyspiel.load_game("kuhn_poker")
   logits_fn = random_network(11, 2, seed=0)
-  network_policy = policies.NetworkPolicy(game, logits_fn)
+  network_policy = network_policies.NetworkPolicy(game, logits_fn)
   state = game.new_initial_state()
   state.apply_action(0)
   state.apply_action(1)
@@ -40,7 +40,7 @@ def test_network_policy_agrees_with_openspiel_and_the_tree_engine():
   np.testing.assert_allclose([probabilities[a] for a in (0, 1)], expected)
   tree = game_tree.build_tree(game)
   exact = sweeps.TreeSweeps(tree).exploitability(
-      policies.tabulate(tree, logits_fn))
+      network_policies.tabulate(tree, logits_fn))
   assert exact == pytest.approx(
       openspiel_exploitability.exploitability(game, network_policy), abs=1e-9)
   assert exact > 0.05  # A random policy is far from a Nash equilibrium.
@@ -49,7 +49,7 @@ def test_network_policy_agrees_with_openspiel_and_the_tree_engine():
 def test_illegal_actions_get_no_probability():
   game = pyspiel.load_game("leduc_poker")
   tree = game_tree.build_tree(game)
-  policy = policies.tabulate(tree, random_network(30, 3, seed=1))
+  policy = network_policies.tabulate(tree, random_network(30, 3, seed=1))
   assert (policy[~tree.legal] == 0).all()
   np.testing.assert_allclose(policy.sum(-1), 1)
 
@@ -63,17 +63,18 @@ def test_collapsing_clones_keeps_the_exact_exploitability(clones):
   logits_fn = random_network(30, 3 * clones, seed=clones)
   game = pyspiel.load_game(f"xdo_clone_leduc(clones={clones})")
   tree = game_tree.build_tree(game)
-  full = sweeps.TreeSweeps(tree).exploitability(policies.tabulate(tree,
-                                                                  logits_fn))
+  full = sweeps.TreeSweeps(tree).exploitability(
+      network_policies.tabulate(tree, logits_fn))
   base, copies = registry.clones_of(game)
   assert (str(base), copies) == ("leduc_poker()", clones)
-  collapsed = policies.CloneEvaluator(base).exploitability(logits_fn, copies)
+  collapsed = network_policies.CloneEvaluator(base).exploitability(
+      logits_fn, copies)
   assert collapsed == pytest.approx(full, abs=1e-9)
   assert full > 0.05
 
 
 def test_twenty_clones_are_evaluated_exactly_on_leducs_tree():
-  evaluator = policies.CloneEvaluator(LEDUC)
+  evaluator = network_policies.CloneEvaluator(LEDUC)
   # Clone c of each base action gets its own logit: the collapsed policy is
   # the softmax summed per base action.
   logits_fn = random_network(30, 60, seed=20)
@@ -86,10 +87,11 @@ def test_twenty_clones_are_evaluated_exactly_on_leducs_tree():
 
 def test_bad_inputs_are_named():
   with pytest.raises(ValueError, match="information-state tensors"):
-    policies.NetworkPolicy(pyspiel.load_game("tic_tac_toe"),
-                           random_network(27, 9, 0))
+    network_policies.NetworkPolicy(pyspiel.load_game("tic_tac_toe"),
+                                   random_network(27, 9, 0))
   tree = game_tree.build_tree(pyspiel.load_game("kuhn_poker"))
   with pytest.raises(ValueError, match=r"logits of shape \(12, 3\)"):
-    policies.tabulate(tree, random_network(11, 3, 0))
+    network_policies.tabulate(tree, random_network(11, 3, 0))
   with pytest.raises(ValueError, match="clones=0"):
-    policies.CloneEvaluator(LEDUC).exploitability(random_network(30, 3, 0), 0)
+    network_policies.CloneEvaluator(LEDUC).exploitability(
+        random_network(30, 3, 0), 0)
