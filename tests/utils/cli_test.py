@@ -14,7 +14,6 @@ import pytest
 
 import open_spiel_ext
 from open_spiel_ext.utils import cli
-import pyspiel
 
 
 def run_example(name: str, *flags: str,
