@@ -27,11 +27,16 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 @pytest.fixture(autouse=True, scope="session")
 def _share_jax_compilations(tmp_path_factory):
-  """This test process and the worker processes its tests spawn (they
-  inherit the environment) keep their JAX compilations in one cache for the
-  session, so that the same training step built again (by another learner,
-  test, worker or resumed run) is loaded, not compiled again."""
-  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
-                        str(tmp_path_factory.mktemp("jax_cache")))
+  """The test processes (one per xdist worker) and the worker processes
+  their tests spawn (they inherit the environment) keep their JAX
+  compilations in one cache for the run, so that the same training step
+  built again (by another learner, test, worker or resumed run) is loaded,
+  not compiled again."""
+  run_directory = tmp_path_factory.getbasetemp()
+  if os.environ.get("PYTEST_XDIST_WORKER"):
+    run_directory = run_directory.parent  # Shared by the run's workers.
+  cache = run_directory / "jax_cache"
+  cache.mkdir(exist_ok=True)
+  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(cache))
   os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
   learner_lib.share_compilations(os.environ["JAX_COMPILATION_CACHE_DIR"])
