@@ -28,10 +28,6 @@ CONFIG = p2sro.Config(learners=2, chunk_steps=500, min_steps=1000,
 WORKERS = 2
 REFERENCE_ROUNDS = 8
 
-# Every test on one xdist worker: they share the module's pool, whose workers
-# keep their compiled training steps, and the reference run.
-pytestmark = pytest.mark.xdist_group("p2sro_pool")
-
 
 class _Borrowed:
   """The module's shared pool, lent to a pipeline: its shutdown leaves the

@@ -13,7 +13,7 @@ end of this file.
 
 import dataclasses
 import functools
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Optional
 
 import jax
 import numpy as np
@@ -227,13 +227,6 @@ CASES = {
 }
 
 
-def by_engine(names: Iterable[str]) -> list[Any]:
-  """`names` as parameters, each check of one engine in one xdist group, so
-  that one worker compiles that engine's functions once for all of them."""
-  return [pytest.param(name, marks=pytest.mark.xdist_group(name))
-          for name in names]
-
-
 @functools.lru_cache(maxsize=None)
 def engine_of(name: str, auto_reset: bool = False) -> batched.BatchedEnv:
   """One engine per case and setting, so that its jitted functions compile
@@ -388,7 +381,7 @@ def play_in_lockstep(case: Case, engine: batched.BatchedEnv, num_games: int,
 # The checks, one per clause of the contract.
 
 
-@pytest.mark.parametrize("name", by_engine(CASES))
+@pytest.mark.parametrize("name", CASES)
 def test_engine_has_every_member_and_describes_its_game(name):
   engine = engine_of(name)
   batched.check_env(engine)
@@ -402,7 +395,7 @@ def test_check_env_names_what_is_missing():
     batched.check_env(object())
 
 
-@pytest.mark.parametrize("name", by_engine(CASES))
+@pytest.mark.parametrize("name", CASES)
 def test_init_and_step_are_determined_by_the_keys(name):
   case, engine = CASES[name], engine_of(name)
   keys = keys_for(case.num_games, 1)
@@ -437,7 +430,7 @@ def test_one_per_class_covers_every_engine_class():
           {type(engine_of(name)) for name in CASES})
 
 
-@pytest.mark.parametrize("name", by_engine(ONE_PER_CLASS))
+@pytest.mark.parametrize("name", ONE_PER_CLASS)
 def test_init_takes_typed_and_raw_keys_alike(name):
   case, engine = CASES[name], engine_of(name)
   keys = jax.random.split(jax.random.key(4), case.num_games)
@@ -448,7 +441,7 @@ def test_init_takes_typed_and_raw_keys_alike(name):
   assert chance_outcomes(case, typed) == chance_outcomes(case, raw)
 
 
-@pytest.mark.parametrize("name", by_engine(CASES))
+@pytest.mark.parametrize("name", CASES)
 def test_checked_step_names_an_illegal_action(name):
   case, engine = CASES[name], engine_of(name)
   state = engine.init(keys_for(case.num_games, 3))
@@ -466,7 +459,7 @@ def test_checked_step_names_an_illegal_action(name):
   engine.checked_step(state, legal)
 
 
-@pytest.mark.parametrize("name", by_engine(CASES))
+@pytest.mark.parametrize("name", CASES)
 def test_engine_plays_like_pyspiel(name):
   case = CASES[name]
   ended = play_in_lockstep(case, engine_of(name), case.num_games, seed=2)
@@ -475,8 +468,8 @@ def test_engine_plays_like_pyspiel(name):
     assert case.endings <= {case.ending(state) for state in ended}
 
 
-@pytest.mark.parametrize("name", by_engine(
-    name for name, case in CASES.items() if case.auto_reset_games))
+@pytest.mark.parametrize(
+    "name", [name for name, case in CASES.items() if case.auto_reset_games])
 def test_auto_reset_deals_a_new_game_where_one_ends(name):
   case, engine = CASES[name], engine_of(name, auto_reset=True)
   length = engine.game.max_game_length()
