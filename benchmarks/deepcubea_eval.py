@@ -143,10 +143,8 @@ def _cell(value: object) -> str:
 
 def print_table(rows: list[dict[str, object]]) -> None:
   header = list(rows[0])
-  print("| " + " | ".join(header) + " |")
-  print("|" + "---|" * len(header))
-  for row in rows:
-    print("| " + " | ".join(_cell(row[h]) for h in header) + " |")
+  print(reporting.markdown_table(
+      header, ([_cell(row[h]) for h in header] for row in rows)))
 
 
 def plot(runs: list[Run], path: str) -> None:

@@ -45,6 +45,12 @@ _VALUE_LAYERS = flags.DEFINE_list(
     "256,256 if the blueprint has no value of its own, else none).")
 _NUM_ENVS = flags.DEFINE_integer("num_envs", belief_model.Config.num_envs,
                                  "Games generated per collection.")
+_BATCH_SIZE = flags.DEFINE_integer("batch_size", belief_model.Config.batch_size,
+                                   "Buffer rows per update.")
+_SEQUENCE_LENGTH = flags.DEFINE_integer(
+    "sequence_length", belief_model.Config.sequence_length,
+    "Steps of a buffer row: 0 for a game a row, padded to the longest game; "
+    "else whole games packed back to back.")
 _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_belief_output",
                                   "Checkpoint, weights, metrics, plot.")
@@ -76,7 +82,9 @@ def main(argv: Sequence[str]) -> None:
     config = belief_model.Config(
         network=belief_model.NetworkConfig(
             (_LSTM_SIZE.value,), _LSTM_SIZE.value,
-            value_hidden=value_layers), num_envs=_NUM_ENVS.value)
+            value_hidden=value_layers), num_envs=_NUM_ENVS.value,
+        batch_size=_BATCH_SIZE.value,
+        sequence_length=_SEQUENCE_LENGTH.value)
     log = belief_model.train(
         blueprint, _BLUEPRINT.value, config, _OUTPUT_DIR.value,
         _MAX_UPDATES.value, 60 * _MAX_MINUTES.value, _EVAL_EVERY.value,

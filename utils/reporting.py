@@ -270,6 +270,16 @@ def counting_compilations() -> Iterator[Compilations]:
     jax.monitoring.unregister_event_duration_listener(listen)
 
 
+def markdown_table(header: Sequence[str],
+                   rows: Iterable[Sequence[Any]]) -> str:
+  """A markdown table of `rows` (cells as given, formatted by the caller)
+  under `header`."""
+  lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+  lines += ["| " + " | ".join(str(cell) for cell in row) + " |"
+            for row in rows]
+  return "\n".join(lines)
+
+
 def standard_error(values: Any) -> Any:
   """The standard error of the mean over the first axis of `values`: a
   float for [runs] values, a [points] array for [runs, points] curves (0

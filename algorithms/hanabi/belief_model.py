@@ -12,11 +12,14 @@ cards a player holds is public.
 
 It learns by maximum likelihood from games a fixed blueprint self-plays on
 the batched engine, generated all along training into a replay buffer of
-whole games (each stored from its deal, padded to the longest game the rules
-allow, `max_moves`, so that the encoder always unrolls from a fresh state
-and no recurrent state is stored), every player's view of every step a
-training sequence. The model therefore belongs to one blueprint and one set
-of rules; its weights file records both (`BeliefModel.check`).
+whole games, every player's view of every step a training sequence. A row
+of the buffer is either one game from its deal, padded to the longest game
+the rules allow (`max_moves`), or (`Config.sequence_length`) whole games
+packed back to back, the encoder starting afresh at each game's first step
+(`Games.first`); either way no recurrent state is stored, and the packed
+rows spend less of each update on padding. The model belongs to one
+blueprint and one set of rules; its weights file records both
+(`BeliefModel.check`).
 
 LBS bootstraps its k-step rollouts from the blueprint's value. The learned
 blueprints have their Q values; for one without (the rule-based bot) the
@@ -25,7 +28,8 @@ every player's observation at once (together the whole state: both hands,
 hints, tokens, fireworks, discards) regressed on the points still to come.
 It needs no history, since the rule-based bot decides from the state alone.
 
-`train` runs it with checkpoints and held-out evaluations and resumes;
+`train` runs it with checkpoints and held-out evaluations and resumes
+(refilling the replay buffer, which checkpoints leave out);
 `examples/hanabi_belief_train.py` is its command line. `BeliefModel` (from
 `load`) serves search: the encoder's step, hands drawn from its output, and
 the value.
@@ -34,6 +38,7 @@ the value.
 import dataclasses
 import functools
 import os
+import time
 from typing import Any, Callable, NamedTuple, Optional
 
 import haiku as hk
@@ -81,17 +86,20 @@ class Config:
   network: NetworkConfig = NetworkConfig()
   num_envs: int = 64  # Games the blueprint plays per collection.
   replay_capacity: int = 1_024  # Whole games.
-  batch_size: int = 16  # Games per update (every player's view of each).
+  batch_size: int = 16  # Rows per update (every player's view of each).
   updates_per_collect: int = 4
-  learning_starts: int = 256  # Games stored before the first update.
+  learning_starts: int = 256  # Rows stored before the first update.
   learning_rate: float = 1e-3  # The reference code's default.
   max_grad_norm: float = 5.0
+  # Steps of a buffer row: 0 for one game a row, padded to `max_moves`; else
+  # whole games packed back to back (at least `max_moves`).
+  sequence_length: int = 0
 
   def __post_init__(self):
     learner_lib.check_positive(
         self, "num_envs", "replay_capacity", "batch_size",
         "updates_per_collect", "learning_rate", "max_grad_norm")
-    learner_lib.check_non_negative(self, "learning_starts")
+    learner_lib.check_non_negative(self, "learning_starts", "sequence_length")
 
 
 # The networks.
@@ -114,10 +122,12 @@ class HandBelief(hk.Module):
     """One encoder step on [B, O] observations."""
     return self._encoder(observations, state)
 
-  def unroll(self, observations: jax.Array,
+  def unroll(self, observations: jax.Array, first: jax.Array,
              state: hk.LSTMState) -> jax.Array:
-    """[T, B, lstm] encoder outputs over [T, B, O] observations."""
-    return self._encoder.unroll(observations, state)[0]
+    """[T, B, lstm] encoder outputs over [T, B, O] observations, starting
+    afresh where [T, B] `first` (a game's first step)."""
+    return hk.dynamic_unroll(hk.ResetCore(self._encoder),
+                             (observations, first), state)[0]
 
   def _slot(self, context: jax.Array, previous: jax.Array, slot: int,
             state: hk.LSTMState) -> tuple[jax.Array, hk.LSTMState]:
@@ -201,11 +211,73 @@ def initial_state(config: NetworkConfig, batch: int) -> hk.LSTMState:
 
 
 class Games(NamedTuple):
-  """Whole games of the blueprint, [B, T, ...] (T = `max_moves`)."""
+  """Rows of whole games of the blueprint, [B, T, ...]: one game a row from
+  step 0 (`collect`), or games packed back to back (`pack`)."""
   observation: jax.Array  # [B, T, P, O] uint8 every player's, at step t.
   hands: jax.Array  # [B, T, P, H] int8 the cards held at step t.
-  valid: jax.Array  # [B, T] bool: step t is before the game's end.
-  to_go: jax.Array  # [B, T] float32 the points scored from step t on.
+  valid: jax.Array  # [B, T] bool: step t is a step of a game (not padding).
+  to_go: jax.Array  # [B, T] float32 the points its game scores from t on.
+  first: jax.Array  # [B, T] bool: a game starts at step t.
+
+
+def pack(games: Games, length: int) -> tuple[Games, jax.Array]:
+  """One-a-row games (from `collect`) packed whole, in order, into rows of
+  `length` steps (at least the rows' own length): a game goes on the row
+  being filled if it fits, else starts the next. Returns [B, length] rows
+  (as many as the games, the unused ones empty) and which rows are used."""
+  count, steps = games.valid.shape
+  if length < steps:
+    raise ValueError(f"rows of {length} steps cannot hold games of up to "
+                     f"{steps} steps")
+  lengths = games.valid.sum(axis=1)
+
+  def place(carry, size):
+    row, offset = carry
+    row, offset = jax.lax.cond(offset + size > length,
+                               lambda: (row + 1, jnp.int32(0)),
+                               lambda: (row, offset))
+    return (row, offset + size), (row, offset)
+
+  _, (rows, offsets) = jax.lax.scan(place, (jnp.int32(0), jnp.int32(0)),
+                                    lengths)
+  step = jnp.arange(steps)
+  row = jnp.broadcast_to(rows[:, None], (count, steps))
+  column = jnp.where(games.valid, offsets[:, None] + step, length)
+
+  def scatter(field):
+    packed = jnp.zeros((count, length) + field.shape[2:], field.dtype)
+    return packed.at[row, column].set(field, mode="drop")
+
+  return (Games(*map(scatter, games)),
+          jnp.arange(count) <= rows[-1])
+
+
+class Sequences(NamedTuple):
+  """[B, T] rows as the networks read them: N = B·P sequences, one per
+  player's view of a row."""
+  observations: jax.Array  # [T, N, O] float32.
+  first: jax.Array  # [T, N] bool: the encoder starts afresh.
+  hands: jax.Array  # [T·N, H] int32 the cards held (-1: none).
+  cards: jax.Array  # [T·N, H] bool: a card held at a step of a game.
+  everyone: jax.Array  # [B·T, P·O] float32 every player's observation.
+  to_go: jax.Array  # [B·T] float32 points to come.
+  valid: jax.Array  # [B·T] bool: a step of a game.
+
+
+def sequences(games: Games) -> Sequences:
+  """The networks' view of a batch of rows."""
+  batch, steps, players, size = games.observation.shape
+  observation = games.observation.astype(jnp.float32)
+  time_major = lambda x: jnp.moveaxis(x, 1, 0)
+  hands = time_major(games.hands).reshape(steps * batch * players,
+                                          -1).astype(jnp.int32)
+  valid = jnp.repeat(time_major(games.valid), players).reshape(-1)
+  return Sequences(
+      time_major(observation).reshape(steps, batch * players, size),
+      jnp.repeat(time_major(games.first), players, axis=1), hands,
+      (hands >= 0) & valid[:, None],
+      observation.reshape(batch * steps, players * size),
+      games.to_go.reshape(-1), games.valid.reshape(-1))
 
 
 class Trainer:
@@ -221,7 +293,14 @@ class Trainer:
         optax.clip_by_global_norm(config.max_grad_norm),
         optax.adam(config.learning_rate))
     self._update = training.make_update(self._loss, self.optimizer)
-    self.collect = jax.jit(self._collect)
+    if config.sequence_length and config.sequence_length < max_moves(
+        self.rules):
+      raise ValueError(
+          f"sequence_length={config.sequence_length} cannot hold a whole "
+          f"game: games of these rules last up to {max_moves(self.rules)} "
+          "moves")
+    self.collect = jax.jit(self._collect, static_argnums=2)
+    self.rows = jax.jit(self._rows)
     self.learn = jax.jit(self._learn)
     self.store = jax.jit(buffers.add, donate_argnums=0)
     self.evaluate = jax.jit(self._evaluate)
@@ -234,18 +313,33 @@ class Trainer:
         jnp.zeros((1, rules.players * rules.observation_size)))
     return training.init_train_state(params, {}, self.optimizer)
 
+  @property
+  def row_length(self) -> int:
+    """Steps of a buffer row."""
+    return self.config.sequence_length or max_moves(self.rules)
+
   def empty_buffer(self) -> buffers.Buffer:
-    rules, steps = self.rules, max_moves(self.rules)
+    rules, steps = self.rules, self.row_length
     example = Games(
         jnp.zeros((steps, rules.players, rules.observation_size), jnp.uint8),
         jnp.zeros((steps, rules.players, rules.hand_size), jnp.int8),
-        jnp.zeros(steps, bool), jnp.zeros(steps))
+        jnp.zeros(steps, bool), jnp.zeros(steps), jnp.zeros(steps, bool))
     return buffers.init(example, self.config.replay_capacity)
 
-  def _collect(self, blueprint_params: Any, key: jax.Array) -> Games:
-    """`num_envs` whole games of the blueprint from shuffled decks."""
+  def _rows(self, blueprint_params: Any, key: jax.Array
+           ) -> tuple[Games, jax.Array]:
+    """`num_envs` new games as buffer rows, and which rows hold any."""
+    games = self._collect(blueprint_params, key, self.config.num_envs)
+    if not self.config.sequence_length:
+      return games, jnp.ones(self.config.num_envs, bool)
+    return pack(games, self.config.sequence_length)
+
+  def _collect(self, blueprint_params: Any, key: jax.Array,
+               count: int) -> Games:
+    """`count` whole games of the blueprint from shuffled decks, one a
+    row."""
     blueprint, engine = self.blueprint, self.blueprint.engine
-    states = engine.init(jax.random.split(key, self.config.num_envs))
+    states = engine.init(jax.random.split(key, count))
 
     def move(carry, _):
       states, memory = carry
@@ -261,34 +355,31 @@ class Trainer:
     _, (observation, hands, valid, reward) = jax.lax.scan(
         move, start, None, length=max_moves(self.rules))
     to_go = jnp.cumsum(reward[::-1], axis=0)[::-1]
+    first = jnp.zeros_like(valid).at[0].set(True)
     batch_first = lambda x: jnp.swapaxes(x, 0, 1)
-    return Games(*map(batch_first, (observation, hands, valid, to_go)))
+    return Games(*map(batch_first, (observation, hands, valid, to_go,
+                                    first)))
 
   def _losses(self, params: hk.Params, games: Games
              ) -> tuple[jax.Array, jax.Array]:
     """The mean cross-entropy per card (nats) and the value's mean squared
     error (0 without a value network)."""
-    batch, steps, players, size = games.observation.shape
-    observation = games.observation.astype(jnp.float32)
-    sequences = jnp.moveaxis(observation, 1, 0).reshape(
-        steps, batch * players, size)
-    context = self.net.apply[1](params, sequences, initial_state(
-        self.config.network, batch * players))
-    hands = jnp.moveaxis(games.hands, 1, 0).reshape(
-        steps * batch * players, -1).astype(jnp.int32)
+    inputs = sequences(games)
+    context = self.net.apply[1](
+        params, inputs.observations, inputs.first,
+        initial_state(self.config.network, inputs.first.shape[1]))
     log_probs = self.net.apply[2](
-        params, context.reshape(steps * batch * players, -1), hands)
-    picked = jnp.take_along_axis(log_probs, jnp.maximum(hands, 0)[..., None],
-                                 axis=-1)[..., 0]
-    valid = jnp.repeat(jnp.moveaxis(games.valid, 1, 0), players).reshape(-1)
-    cards = (hands >= 0) & valid[:, None]
-    cross_entropy = -(picked * cards).sum() / jnp.maximum(cards.sum(), 1)
+        params, context.reshape(len(inputs.hands), -1), inputs.hands)
+    picked = jnp.take_along_axis(
+        log_probs, jnp.maximum(inputs.hands, 0)[..., None], axis=-1)[..., 0]
+    cross_entropy = -(picked * inputs.cards).sum() / jnp.maximum(
+        inputs.cards.sum(), 1)
     if not self.config.network.value_hidden:
       return cross_entropy, jnp.float32(0)
-    value = self.net.apply[4](params, observation.reshape(batch * steps, -1))
-    errors = (value - games.to_go.reshape(-1)) * games.valid.reshape(-1)
+    value = self.net.apply[4](params, inputs.everyone)
+    errors = (value - inputs.to_go) * inputs.valid
     return cross_entropy, (errors**2).sum() / jnp.maximum(
-        games.valid.sum(), 1)
+        inputs.valid.sum(), 1)
 
   def _loss(self, params: hk.Params, net_state: hk.State, games: Games):
     cross_entropy, value_error = self._losses(params, games)
@@ -311,6 +402,22 @@ class Trainer:
   def _evaluate(self, params: hk.Params, games: Games) -> jax.Array:
     return jnp.stack(self._losses(params, games))
 
+  def seconds_per_update(self) -> float:
+    """One update's seconds on this device, timed after compiling, on a
+    buffer of one collection."""
+    key = jax.random.PRNGKey(0)
+    rows, used = self.rows(self.blueprint.params, key)
+    buffer = self.store(self.empty_buffer(), rows, used)
+    train = self.init(key)
+    jax.block_until_ready(self.learn(train, buffer, key))
+    started = time.perf_counter()
+    jax.block_until_ready(self.learn(train, buffer, key))
+    return (time.perf_counter() - started) / self.config.updates_per_collect
+
+
+# Held-out games are collected this many at a time.
+HELD_OUT_CHUNK = 64
+
 
 class LogEntry(NamedTuple):
   updates: int
@@ -323,10 +430,16 @@ class LogEntry(NamedTuple):
 
 
 class _Carry(NamedTuple):
+  """What a checkpoint keeps."""
   train: training.TrainState
-  buffer: buffers.Buffer
   key: jax.Array
   games: jax.Array
+
+
+@dataclasses.dataclass
+class _Replay:
+  """The replay buffer, which checkpoints leave out: new games refill it."""
+  buffer: buffers.Buffer
 
 
 def train(blueprint: blueprints.Blueprint, blueprint_name: str,
@@ -339,7 +452,13 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
   weights file) until `max_updates` updates or `max_seconds` of training,
   resuming from output_dir/checkpoint.pkl; every `eval_every` updates it
   evaluates on `eval_games` held-out games, checkpoints, and writes
-  output_dir/belief.npz and metrics.jsonl. Returns the log."""
+  output_dir/belief.npz and metrics.jsonl. Returns the log.
+
+  A checkpoint keeps the model, its optimiser and the counters but not the
+  replay buffer (of full Hanabi, over 100 MB): a resumed run refills it with
+  new games of the blueprint, `learning_starts` rows before it learns
+  again, so it goes on from where it stopped but not bit for bit as if
+  never stopped."""
   for name, value in (("max_updates", max_updates),
                       ("eval_every", eval_every), ("eval_games", eval_games)):
     if value < 1:
@@ -352,18 +471,20 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
   held_out = _held_out(run, eval_key, eval_games)
   per_collect = config.updates_per_collect
 
+  replay = _Replay(run.empty_buffer())
+
   def advance(carry: _Carry, updates: int):
     losses = []
     for _ in range(-(-updates // per_collect)):
       key, collect_key, learn_key = jax.random.split(carry.key, 3)
-      games = run.collect(blueprint.params, collect_key)
-      buffer = run.store(carry.buffer, games,
-                         jnp.ones(config.num_envs, bool))
+      rows, used = run.rows(blueprint.params, collect_key)
+      replay.buffer = run.store(replay.buffer, rows, used)
       train_state = carry.train
-      if int(buffer.size) >= max(config.learning_starts, config.batch_size):
-        train_state, mean = run.learn(train_state, buffer, learn_key)
+      if int(replay.buffer.size) >= max(config.learning_starts,
+                                        config.batch_size):
+        train_state, mean = run.learn(train_state, replay.buffer, learn_key)
         losses.append(mean)
-      carry = _Carry(train_state, buffer, key, carry.games + config.num_envs)
+      carry = _Carry(train_state, key, carry.games + config.num_envs)
     return carry, losses
 
   def make_entry(carry: _Carry, step, losses, seconds, log) -> LogEntry:
@@ -381,7 +502,7 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
                         os.path.join(output_dir, "metrics.jsonl"))
     return entry
 
-  carry = _Carry(run.init(init_key), run.empty_buffer(), key, jnp.int32(0))
+  carry = _Carry(run.init(init_key), key, jnp.int32(0))
   _, log = learner_lib.run_in_chunks(
       carry, advance, make_entry, max_updates, eval_every, record,
       os.path.join(output_dir, "checkpoint.pkl"), on_entry=on_entry,
@@ -389,10 +510,25 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
   return log
 
 
+def held_out_cross_entropy(model: "BeliefModel",
+                           blueprint: blueprints.Blueprint,
+                           games: int = 256, seed: int = 0) -> float:
+  """`model`'s cross-entropy per card on the held-out games that `train`
+  with `seed` and `games` scores on (the same whatever the model's
+  settings). Raises ValueError if `model` is not `blueprint`'s."""
+  model.check(blueprint)
+  run = Trainer(blueprint, Config(network=model.config))
+  eval_key = jax.random.split(jax.random.PRNGKey(seed), 3)[2]
+  return float(run.evaluate(model.params, _held_out(run, eval_key,
+                                                    games))[0])
+
+
 def _held_out(run: Trainer, key: jax.Array, count: int) -> Games:
-  """`count` games of the blueprint for evaluations (never trained on)."""
-  keys = jax.random.split(key, -(-count // run.config.num_envs))
-  games = [run.collect(run.blueprint.params, k) for k in keys]
+  """`count` games of the blueprint for evaluations (never trained on), one
+  a row; the same games whatever the training settings."""
+  keys = jax.random.split(key, -(-count // HELD_OUT_CHUNK))
+  games = [run.collect(run.blueprint.params, k, HELD_OUT_CHUNK)
+           for k in keys]
   return jax.tree.map(lambda *x: jnp.concatenate(x)[:count], *games)
 
 
@@ -463,8 +599,9 @@ def game_contexts(model: BeliefModel, observations: np.ndarray) -> jax.Array:
   """[T, lstm] the encoder's output after each of a game's [T, O]
   observations of one player (what `BeliefModel.sample` draws from)."""
   net = network(model.rules, model.config)
+  first = jnp.zeros((len(observations), 1), bool).at[0].set(True)
   return net.apply[1](model.params, jnp.asarray(observations)[:, None],
-                      initial_state(model.config, 1))[:, 0]
+                      first, initial_state(model.config, 1))[:, 0]
 
 
 def true_hand_log_probs(model: BeliefModel, observations: np.ndarray,

@@ -1,8 +1,11 @@
 """Hanabi's settings per preset, as this repository's learned blueprints
-were trained: the width of their Q network."""
+were trained (the width of their Q network), and the belief models'
+training settings on a CPU core and on a GPU."""
 
+import dataclasses
 from typing import Optional
 
+from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import q_network
 
 # The network width (public layer, LSTM, private layer) of each preset.
@@ -23,3 +26,35 @@ def blueprint_network(preset: str,
                      f"are {', '.join(PRESET_WIDTHS)}")
   width = width or PRESET_WIDTHS[preset]
   return q_network.NetworkConfig((width,), width, (width,))
+
+
+# The belief trainer's batches on each kind of device. A GPU takes an update
+# of 32 times the rows in about the time a CPU core takes one (it is bound by
+# the encoder's sequential unroll, not by the batch), so it gets larger
+# collections and batches at the same replay ratio (each game replayed about
+# once: num_envs rows collected for updates_per_collect × batch_size read).
+BELIEF_DEVICES = {
+    "cpu": {"width": 256, "num_envs": 64, "batch_size": 16,
+            "replay_capacity": 1_024, "learning_starts": 256},
+    "gpu": {"width": 512, "num_envs": 2_048, "batch_size": 512,
+            "replay_capacity": 32_768, "learning_starts": 8_192},
+}
+
+
+def belief_config(has_value: bool, device: str = "cpu",
+                  **changes) -> belief_model.Config:
+  """The belief trainer's settings on `device` ("cpu" or "gpu"), with a
+  value network (two layers of 256) for a blueprint without one; `changes`
+  replace any of `belief_model.Config`'s fields, or the encoder's `width`.
+
+  Raises:
+    ValueError: an unknown device.
+  """
+  if device not in BELIEF_DEVICES:
+    raise ValueError(f"device={device!r}; the devices are "
+                     f"{', '.join(BELIEF_DEVICES)}")
+  settings = {**BELIEF_DEVICES[device], **changes}
+  width = settings.pop("width")
+  network = belief_model.NetworkConfig(
+      (width,), width, value_hidden=() if has_value else (256, 256))
+  return dataclasses.replace(belief_model.Config(network=network), **settings)

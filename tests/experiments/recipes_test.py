@@ -107,3 +107,16 @@ def test_every_hanabi_preset_has_a_blueprint_network():
   assert hanabi_recipes.blueprint_network("full", 16).lstm_size == 16
   with pytest.raises(ValueError, match="preset='tiny'"):
     hanabi_recipes.blueprint_network("tiny")
+
+
+def test_belief_training_recipes_keep_the_replay_ratio():
+  cpu = hanabi_recipes.belief_config(has_value=False)
+  gpu = hanabi_recipes.belief_config(has_value=True, device="gpu")
+  assert cpu.network.value_hidden == (256, 256) and not gpu.network.value_hidden
+  assert gpu.network.lstm_size == 512 and gpu.batch_size > 8 * cpu.batch_size
+  for config in (cpu, gpu):
+    replayed = config.updates_per_collect * config.batch_size / config.num_envs
+    assert replayed == 1 and config.learning_starts <= config.replay_capacity
+  assert hanabi_recipes.belief_config(True, width=16).network.hidden == (16,)
+  with pytest.raises(ValueError, match="device='tpu'"):
+    hanabi_recipes.belief_config(True, device="tpu")

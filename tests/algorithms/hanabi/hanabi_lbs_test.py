@@ -62,14 +62,64 @@ def _positions(rules, games, searcher=1, seed=0):
 
 def test_the_longest_game_bound_holds_in_collected_games():
   trainer = belief_model.Trainer(_rule_bot(SMALL), CONFIG)
-  games = trainer.collect((), jax.random.PRNGKey(0))
+  games = trainer.collect((), jax.random.PRNGKey(0), 16)
   valid = np.asarray(games.valid)
   assert valid[:, 0].all() and not valid[:, -1].any()
+  assert (np.asarray(games.first) == (np.arange(valid.shape[1]) == 0)).all()
   # The points to come at the deal are the game's score.
   scores = blueprints.self_play_scores(_rule_bot(SMALL), np.asarray(
       ENGINES[SMALL].init(jax.random.split(jax.random.PRNGKey(0), 16)
                          ).deck))
   np.testing.assert_allclose(np.asarray(games.to_go)[:, 0], scores)
+
+
+def test_packed_rows_hold_the_games_whole_and_in_order():
+  trainer = belief_model.Trainer(_rule_bot(SMALL), CONFIG)
+  games = jax.tree.map(np.asarray, trainer.collect(
+      (), jax.random.PRNGKey(1), 16))
+  length = 3 * games.valid.shape[1]
+  packed, used = jax.tree.map(np.asarray, belief_model.pack(games, length))
+  lengths = games.valid.sum(axis=1)
+  starts = np.argwhere(packed.first)  # (row, step), in row-major order.
+  assert len(starts) == 16 and used.sum() == len(np.unique(starts[:, 0]))
+  assert used.sum() < 16 // 2  # Small's games are far shorter than 3 rows.
+  for game, (row, step) in enumerate(starts):
+    span = slice(step, step + lengths[game])
+    assert packed.valid[row, span].all()
+    np.testing.assert_array_equal(packed.observation[row, span],
+                                  games.observation[game, :lengths[game]])
+    np.testing.assert_array_equal(packed.to_go[row, span],
+                                  games.to_go[game, :lengths[game]])
+  assert packed.valid.sum() == lengths.sum()
+  with pytest.raises(ValueError, match="rows of 10 steps cannot hold"):
+    belief_model.pack(games, 10)
+
+
+def test_packed_rows_give_the_padded_games_loss():
+  trainer = belief_model.Trainer(_rule_bot(SMALL), CONFIG)
+  games = trainer.collect((), jax.random.PRNGKey(2), 16)
+  params = trainer.init(jax.random.PRNGKey(3)).params
+  packed, used = belief_model.pack(games, 4 * games.valid.shape[1])
+  packed = jax.tree.map(lambda field: field[np.asarray(used)], packed)
+  np.testing.assert_allclose(trainer.evaluate(params, packed),
+                             trainer.evaluate(params, games), rtol=1e-5)
+
+
+def test_a_packed_trainer_learns_from_its_rows():
+  packed = belief_model.Config(**{**CONFIG.__dict__, "sequence_length": 200})
+  trainer = belief_model.Trainer(_rule_bot(SMALL), packed)
+  rows, used = trainer.rows((), jax.random.PRNGKey(4))
+  buffer = trainer.store(trainer.empty_buffer(), rows, used)
+  assert 0 < int(buffer.size) < packed.num_envs
+  train = trainer.init(jax.random.PRNGKey(5))
+  _, first = trainer.learn(train, buffer, jax.random.PRNGKey(6))
+  for _ in range(20):
+    train, losses = trainer.learn(train, buffer, jax.random.PRNGKey(6))
+  assert losses[0] < first[0]
+  with pytest.raises(ValueError, match="sequence_length=40 cannot hold a "
+                     "whole game"):
+    belief_model.Trainer(_rule_bot(SMALL), belief_model.Config(
+        sequence_length=40))
 
 
 def test_decoder_probabilities_normalise_over_every_hand():
@@ -241,12 +291,7 @@ def test_shipped_belief_models_load_and_score_as_trained(blueprint_name,
                                                          preset):
   model = belief_model.load(shipped.belief_model_path(preset, blueprint_name))
   blueprint = selfplay.blueprint(preset, blueprint_name)
-  model.check(blueprint)
   # The held-out games of the run (seed 0, the trainer's defaults).
-  run = belief_model.Trainer(blueprint, belief_model.Config(
-      network=model.config))
-  eval_key = jax.random.split(jax.random.PRNGKey(0), 3)[2]
-  held_out = belief_model._held_out(run, eval_key, 256)  # pylint: disable=protected-access
-  cross_entropy = float(run.evaluate(model.params, held_out)[0])
+  cross_entropy = belief_model.held_out_cross_entropy(model, blueprint)
   assert abs(cross_entropy - model.info["eval_cross_entropy"]) < 0.01
   assert cross_entropy < 0.8 * np.log(model.rules.num_cards)
