@@ -42,7 +42,6 @@ from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
-from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 
 VARIANTS = ("padded", "packed", "wide", "narrow", "batch_64")
