@@ -68,22 +68,6 @@ MAX_FILE_BYTES = 16 * 2**20  # The largest file the device tool brings back.
 BROUGHT_BACK = ("belief.npz", "metrics.jsonl", "checkpoint.pkl")
 
 
-def compare(candidate_path: str, blueprint: Any, preset: str,
-            blueprint_name: str, games: int) -> dict[str, Any]:
-  """Both models' held-out cross-entropies."""
-  shipped_path = shipped.belief_model_path(preset, blueprint_name)
-  candidate = belief_model.held_out_cross_entropy(
-      belief_model.load(candidate_path), blueprint, games)
-  verdict = {"candidate": candidate_path, "shipped": shipped_path,
-             "candidate_cross_entropy": candidate, "eval_games": games}
-  if os.path.exists(shipped_path):
-    verdict["shipped_cross_entropy"] = belief_model.held_out_cross_entropy(
-        belief_model.load(shipped_path), blueprint, games)
-  verdict["better"] = candidate < verdict.get("shipped_cross_entropy",
-                                              float("inf"))
-  return verdict
-
-
 def bring_back(run_dir: str, output_dir: str) -> None:
   """Copies the run's files that the device tool can bring back."""
   for name in BROUGHT_BACK:
@@ -117,16 +101,18 @@ def train(blueprint: Any) -> None:
   belief_model.train(blueprint, _BLUEPRINT.value, config, run_dir, 10**9,
                      max_seconds=60 * _MINUTES.value, eval_every=eval_every,
                      eval_games=_EVAL_GAMES.value, on_entry=report)
-  verdict = compare(os.path.join(run_dir, "belief.npz"), blueprint,
-                    _PRESET.value, _BLUEPRINT.value, _EVAL_GAMES.value)
+  verdict = shipped.compare_belief_models(
+      os.path.join(run_dir, "belief.npz"), blueprint, _PRESET.value,
+      _BLUEPRINT.value, _EVAL_GAMES.value)
   print(json.dumps(verdict, indent=1))
   with open(os.path.join(output_dir, "verdict.json"), "w") as f:
     json.dump(verdict, f, indent=1)
 
 
 def ship(blueprint: Any) -> None:
-  verdict = compare(_CANDIDATE.value, blueprint, _PRESET.value,
-                    _BLUEPRINT.value, _EVAL_GAMES.value)
+  verdict = shipped.compare_belief_models(
+      _CANDIDATE.value, blueprint, _PRESET.value, _BLUEPRINT.value,
+      _EVAL_GAMES.value)
   print(json.dumps(verdict, indent=1))
   if _SHIP.value and verdict["better"]:
     shutil.copy(_CANDIDATE.value, verdict["shipped"])

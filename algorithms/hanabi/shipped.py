@@ -1,9 +1,12 @@
 """The weights files the package ships in `algorithms/hanabi/weights/`:
 learned blueprints of each preset by strength, and belief models of a
-preset's blueprint; and blueprints by name."""
+preset's blueprint; blueprints by name; and the comparison that decides
+whether a newly trained belief model replaces the shipped one."""
 
 import os
+from typing import Any
 
+from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import learned_blueprint
 from open_spiel_ext.games.hanabi import engine as engine_lib
@@ -39,3 +42,21 @@ def blueprint_from_name(engine: engine_lib.HanabiEngine, preset: str,
                      f"'rules', a strength of {', '.join(STRENGTHS)}, or a "
                      f"weights file; shipped: {', '.join(shipped) or 'none'})")
   return learned_blueprint.load_blueprint(engine, path)
+
+
+def compare_belief_models(candidate: str, blueprint: blueprints.Blueprint,
+                          preset: str, blueprint_name: str,
+                          games: int = 256) -> dict[str, Any]:
+  """The held-out cross-entropy per card of the belief model at `candidate`
+  and of the shipped one of `preset`'s `blueprint_name`, on the same games;
+  `better` if the candidate's is lower (or none is shipped)."""
+  shipped = belief_model_path(preset, blueprint_name)
+  verdict = {"candidate": candidate, "shipped": shipped, "eval_games": games,
+             "candidate_cross_entropy": belief_model.held_out_cross_entropy(
+                 belief_model.load(candidate), blueprint, games)}
+  if os.path.exists(shipped):
+    verdict["shipped_cross_entropy"] = belief_model.held_out_cross_entropy(
+        belief_model.load(shipped), blueprint, games)
+  verdict["better"] = verdict["candidate_cross_entropy"] < verdict.get(
+      "shipped_cross_entropy", float("inf"))
+  return verdict
