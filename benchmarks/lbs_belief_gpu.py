@@ -11,7 +11,7 @@ file). At the end it scores the new model and the shipped one on the same
 held-out games and writes verdict.json. On the device machine, through
 `benchmarks/lbs_belief_gpu.sh` (which installs the carried wheels):
 
-  bash benchmarks/lbs_belief_gpu.sh --blueprint=rules --minutes=7
+  bash benchmarks/lbs_belief_gpu.sh --blueprint=rules
 
 Shipping (--candidate=<belief.npz>, on this machine): scores the candidate
 and the shipped model on the same held-out games and, with --ship, copies
@@ -41,7 +41,10 @@ _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
                                  "'rules' or a shipped strength.")
-_MINUTES = flags.DEFINE_float("minutes", 7.0, "Training minutes.")
+_MINUTES = flags.DEFINE_float(
+    "minutes", 5.0, "Training minutes (it stops at the first evaluation past "
+    "them: with installing, compiling and the final scoring, the default "
+    "run ends within the device tool's 10 minutes a command).")
 _CHECKPOINT_MINUTES = flags.DEFINE_float(
     "checkpoint_minutes", 1.0, "About how often the output is refreshed.")
 _DEVICE = flags.DEFINE_enum("device", "gpu", list(hanabi_recipes.BELIEF_DEVICES),

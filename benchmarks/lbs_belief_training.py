@@ -12,7 +12,9 @@ same held-out games:
   rows an update (the same step slots, more of them games' steps);
 - wide, narrow: padded, with the encoder 512 and 128 wide instead of 256
   (the reference's is 512);
-- batch_64: padded, 64 rows an update.
+- batch_64: padded, 64 rows an update;
+- decoded_quarter, narrow_decoded_quarter: padded (256 and 128 wide), the
+  decoder scoring a quarter of the player-steps an update.
 
 Also a profile of one update of the padded and the packed batches, split by
 the network that takes the time (each piece's gradient timed alone: the
@@ -44,7 +46,8 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-VARIANTS = ("padded", "packed", "wide", "narrow", "batch_64")
+VARIANTS = ("padded", "packed", "wide", "narrow", "batch_64", "decoded_quarter",
+            "narrow_decoded_quarter")
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
@@ -83,6 +86,9 @@ def variant_config(name: str, rules: engine_lib.Rules,
       "wide": {"network": network(512)},
       "narrow": {"network": network(128)},
       "batch_64": {"batch_size": 64},
+      "decoded_quarter": {"decoded_share": 0.25},
+      "narrow_decoded_quarter": {"network": network(128),
+                                 "decoded_share": 0.25},
   }
   return dataclasses.replace(base, **changes[name])
 
@@ -139,7 +145,7 @@ def profile(preset: str, blueprint_name: str, name: str,
                           start).reshape(len(inputs.hands), -1)
   gradient = lambda loss: jax.jit(jax.grad(lambda p, *x: loss(p, *x).sum()))
   pieces = {
-      "update": (jax.jit(trainer._update), (train, games)),  # pylint: disable=protected-access
+      "update": (jax.jit(trainer._update), (train, games, key)),  # pylint: disable=protected-access
       "encoder": (gradient(net.apply[1]), (
           train.params, inputs.observations, inputs.first, start)),
       "decoder": (gradient(net.apply[2]), (train.params, contexts,

@@ -1,5 +1,6 @@
 """Tests of the learned belief model and learned belief search (LBS)."""
 
+import dataclasses
 import itertools
 import os
 
@@ -105,8 +106,28 @@ def test_packed_rows_give_the_padded_games_loss():
                              trainer.evaluate(params, games), rtol=1e-5)
 
 
+def test_a_decoded_share_scores_steps_of_games_before_padding():
+  games = belief_model.Trainer(_rule_bot(SMALL), CONFIG).collect(
+      (), jax.random.PRNGKey(7), 16)
+  steps_of_games = float(np.asarray(games.valid).mean())
+  assert steps_of_games < 0.8  # Small's rows are padded to its longest game.
+  covering = belief_model.Trainer(_rule_bot(SMALL), dataclasses.replace(
+      CONFIG, decoded_share=steps_of_games + 0.01))
+  params = covering.init(jax.random.PRNGKey(8)).params
+  full = covering._losses(params, games)  # pylint: disable=protected-access
+  for seed in range(3):
+    np.testing.assert_allclose(covering._losses(  # pylint: disable=protected-access
+        params, games, jax.random.PRNGKey(seed)), full, rtol=1e-5)
+  half = dataclasses.replace(CONFIG, decoded_share=steps_of_games / 2)
+  draws = [belief_model.Trainer(_rule_bot(SMALL), half)._losses(  # pylint: disable=protected-access
+      params, games, jax.random.PRNGKey(seed))[0] for seed in range(3)]
+  assert len(set(np.asarray(draws).tolist())) == 3
+  with pytest.raises(ValueError, match="decoded_share=0"):
+    belief_model.Config(decoded_share=0)
+
+
 def test_a_packed_trainer_learns_from_its_rows():
-  packed = belief_model.Config(**{**CONFIG.__dict__, "sequence_length": 200})
+  packed = dataclasses.replace(CONFIG, sequence_length=200)
   trainer = belief_model.Trainer(_rule_bot(SMALL), packed)
   rows, used = trainer.rows((), jax.random.PRNGKey(4))
   buffer = trainer.store(trainer.empty_buffer(), rows, used)
