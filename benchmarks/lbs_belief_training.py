@@ -16,9 +16,10 @@ same held-out games:
 - decoded_quarter, narrow_decoded_quarter: padded (256 and 128 wide), the
   decoder scoring a quarter of the player-steps an update.
 
-Also a profile of one update of the padded and the packed batches, split by
-the network that takes the time (each piece's gradient timed alone: the
-encoder's unroll, the hand decoder, the value network), with a collection
+Also a profile of one update of the padded, packed and decoded-quarter
+batches, split by the network that takes the time (each piece's gradient
+timed alone: the encoder's unroll, the hand decoder on the steps it scores,
+the value network), with a collection
 of the blueprint's games beside it. Prints both tables, writes results.json
 and belief_training.png; the runs resume from their checkpoints, so the same
 command finishes an interrupted comparison.
@@ -68,6 +69,7 @@ _OUTPUT_DIR = flags.DEFINE_string(
     "Runs, results.json and the PNG.")
 cli.define_executor_flags()
 
+PROFILED = ("padded", "packed", "decoded_quarter")
 SINGLE_THREADED = ("--xla_cpu_multi_thread_eigen=false "
                    "intra_op_parallelism_threads=1")
 
@@ -141,15 +143,16 @@ def profile(preset: str, blueprint_name: str, name: str,
   train = trainer.init(key)
   net, inputs = trainer.net, belief_model.sequences(games)
   start = belief_model.initial_state(config.network, inputs.first.shape[1])
+  decoded = int(np.ceil(config.decoded_share * len(inputs.hands)))
   contexts = net.apply[1](train.params, inputs.observations, inputs.first,
-                          start).reshape(len(inputs.hands), -1)
+                          start).reshape(len(inputs.hands), -1)[:decoded]
   gradient = lambda loss: jax.jit(jax.grad(lambda p, *x: loss(p, *x).sum()))
   pieces = {
       "update": (jax.jit(trainer._update), (train, games, key)),  # pylint: disable=protected-access
       "encoder": (gradient(net.apply[1]), (
           train.params, inputs.observations, inputs.first, start)),
       "decoder": (gradient(net.apply[2]), (train.params, contexts,
-                                           inputs.hands)),
+                                           inputs.hands[:decoded])),
   }
   if config.network.value_hidden:
     pieces["value"] = (gradient(net.apply[4]), (train.params,
@@ -202,7 +205,7 @@ def main(argv: Sequence[str]) -> None:
   with cli.executor_from_flags() as executor:
     profiles = {name: executor.submit(profile, *args, name,
                                       _PROFILE_REPEATS.value)
-                for name in ("padded", "packed") if _PROFILE_REPEATS.value}
+                for name in PROFILED if _PROFILE_REPEATS.value}
     runs = {name: executor.submit(
         train_variant, *args, name, _MINUTES.value, _EVAL_EVERY_MINUTES.value,
         _EVAL_GAMES.value, output_dir) for name in _VARIANTS.value}
