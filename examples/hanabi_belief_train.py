@@ -13,6 +13,7 @@ squared error), writes metrics.jsonl, belief.npz (which `hanabi_play
 Checkpoints at every evaluation; the same command resumes.
 """
 
+import dataclasses
 import os
 from typing import Sequence
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import shipped
+from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -39,18 +41,24 @@ _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
                                    "Updates between evaluations.")
 _EVAL_GAMES = flags.DEFINE_integer("eval_games", 256,
                                    "Held-out games of each evaluation.")
-_LSTM_SIZE = flags.DEFINE_integer("lstm_size", 256, "The encoder's LSTM.")
+_DEVICE = flags.DEFINE_enum(
+    "device", "cpu", list(hanabi_recipes.BELIEF_DEVICES),
+    "Whose training settings (hanabi_recipes.BELIEF_DEVICES); the flags "
+    "below replace any of them. JAX runs on the GPU wherever it finds one.")
+_LSTM_SIZE = flags.DEFINE_integer("lstm_size", None, "The encoder's width.")
 _VALUE_LAYERS = flags.DEFINE_list(
     "value_layers", None, "Widths of the value network's layers (default: "
     "256,256 if the blueprint has no value of its own, else none).")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", belief_model.Config.num_envs,
+_NUM_ENVS = flags.DEFINE_integer("num_envs", None,
                                  "Games generated per collection.")
-_BATCH_SIZE = flags.DEFINE_integer("batch_size", belief_model.Config.batch_size,
+_BATCH_SIZE = flags.DEFINE_integer("batch_size", None,
                                    "Buffer rows per update.")
 _SEQUENCE_LENGTH = flags.DEFINE_integer(
-    "sequence_length", belief_model.Config.sequence_length,
-    "Steps of a buffer row: 0 for a game a row, padded to the longest game; "
-    "else whole games packed back to back.")
+    "sequence_length", None, "Steps of a buffer row: 0 for a game a row, "
+    "padded to the longest game; else whole games packed back to back.")
+_DECODED_SHARE = flags.DEFINE_float(
+    "decoded_share", None, "The share of an update's player-steps whose "
+    "hands the decoder scores.")
 _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_belief_output",
                                   "Checkpoint, weights, metrics, plot.")
@@ -75,16 +83,16 @@ def main(argv: Sequence[str]) -> None:
     blueprint = shipped.blueprint_from_name(engine, _PRESET.value,
                                             _BLUEPRINT.value)
   with cli.user_input():
-    if _VALUE_LAYERS.value is None:
-      value_layers = () if blueprint.has_value else (256, 256)
-    else:
-      value_layers = tuple(int(width) for width in _VALUE_LAYERS.value)
-    config = belief_model.Config(
-        network=belief_model.NetworkConfig(
-            (_LSTM_SIZE.value,), _LSTM_SIZE.value,
-            value_hidden=value_layers), num_envs=_NUM_ENVS.value,
-        batch_size=_BATCH_SIZE.value,
-        sequence_length=_SEQUENCE_LENGTH.value)
+    changes = {name: flag.value for name, flag in (
+        ("width", _LSTM_SIZE), ("num_envs", _NUM_ENVS),
+        ("batch_size", _BATCH_SIZE), ("sequence_length", _SEQUENCE_LENGTH),
+        ("decoded_share", _DECODED_SHARE)) if flag.value is not None}
+    config = hanabi_recipes.belief_config(blueprint.has_value, _DEVICE.value,
+                                          **changes)
+    if _VALUE_LAYERS.value is not None:
+      config = dataclasses.replace(config, network=dataclasses.replace(
+          config.network, value_hidden=tuple(
+              int(width) for width in _VALUE_LAYERS.value)))
     log = belief_model.train(
         blueprint, _BLUEPRINT.value, config, _OUTPUT_DIR.value,
         _MAX_UPDATES.value, 60 * _MAX_MINUTES.value, _EVAL_EVERY.value,

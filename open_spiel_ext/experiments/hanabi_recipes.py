@@ -28,14 +28,20 @@ def blueprint_network(preset: str,
   return q_network.NetworkConfig((width,), width, (width,))
 
 
-# The belief trainer's batches on each kind of device. A GPU takes an update
-# of 32 times the rows in about the time a CPU core takes one (it is bound by
-# the encoder's sequential unroll, not by the batch), so it gets larger
-# collections and batches at the same replay ratio (each game replayed about
-# once: num_envs rows collected for updates_per_collect × batch_size read).
+# The belief trainer's settings on each kind of device. On a CPU core, the
+# 128-wide encoder with the decoder scoring a quarter of the player-steps
+# learned fastest per minute of the variants `benchmarks/
+# lbs_belief_training.py` compared (full Hanabi, rule bot: held-out 2.37
+# nats a card after 12 minutes, against 2.62 for 256 wide scoring every
+# step). A GPU takes an update of 32 times the rows in about the time a CPU
+# core takes one (it is bound by the encoder's sequential unroll, not by the
+# batch), so it gets larger collections and batches at the same replay ratio
+# (each game replayed about once: num_envs rows collected for
+# updates_per_collect × batch_size read) and the reference's width.
 BELIEF_DEVICES = {
-    "cpu": {"width": 256, "num_envs": 64, "batch_size": 16,
-            "replay_capacity": 1_024, "learning_starts": 256},
+    "cpu": {"width": 128, "num_envs": 64, "batch_size": 16,
+            "replay_capacity": 1_024, "learning_starts": 256,
+            "decoded_share": 0.25},
     "gpu": {"width": 512, "num_envs": 2_048, "batch_size": 512,
             "replay_capacity": 32_768, "learning_starts": 8_192},
 }

@@ -114,6 +114,7 @@ def test_belief_training_recipes_keep_the_replay_ratio():
   gpu = hanabi_recipes.belief_config(has_value=True, device="gpu")
   assert cpu.network.value_hidden == (256, 256) and not gpu.network.value_hidden
   assert gpu.network.lstm_size == 512 and gpu.batch_size > 8 * cpu.batch_size
+  assert cpu.network.lstm_size == 128 and cpu.decoded_share == 0.25
   for config in (cpu, gpu):
     replayed = config.updates_per_collect * config.batch_size / config.num_envs
     assert replayed == 1 and config.learning_starts <= config.replay_capacity
