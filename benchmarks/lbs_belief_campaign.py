@@ -25,6 +25,7 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.experiments import hanabi_recipes
@@ -56,8 +57,7 @@ def stage_ends(snapshots: Sequence[float], minutes: float) -> list[float]:
 
 def campaign(preset: str, blueprint_name: str, minutes: float,
              snapshots: Sequence[float], output_dir: str) -> None:
-  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
-  blueprint = shipped.blueprint_from_name(engine, preset, blueprint_name)
+  blueprint = selfplay.blueprint(preset, blueprint_name)
   config = hanabi_recipes.belief_config(blueprint.has_value)
   run_dir = os.path.join(output_dir, blueprint_name)
   os.makedirs(os.path.join(run_dir, "snapshots"), exist_ok=True)

@@ -31,6 +31,7 @@ from absl import flags
 import jax
 
 from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.experiments import hanabi_recipes
@@ -125,11 +126,8 @@ def ship(blueprint: Any) -> None:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(
-      _PRESET.value))
   with cli.user_input("blueprint"):
-    blueprint = shipped.blueprint_from_name(engine, _PRESET.value,
-                                            _BLUEPRINT.value)
+    blueprint = selfplay.blueprint(_PRESET.value, _BLUEPRINT.value)
   with cli.user_input():
     if _CANDIDATE.value:
       ship(blueprint)

@@ -40,7 +40,7 @@ import jax
 import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
-from open_spiel_ext.algorithms.hanabi import shipped
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
@@ -95,17 +95,12 @@ def variant_config(name: str, rules: engine_lib.Rules,
   return dataclasses.replace(base, **changes[name])
 
 
-def _blueprint(preset: str, blueprint_name: str):
-  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(preset))
-  return shipped.blueprint_from_name(engine, preset, blueprint_name)
-
-
 def train_variant(preset: str, blueprint_name: str, name: str,
                   minutes: float, eval_every_minutes: float, eval_games: int,
                   output_dir: str) -> list[dict[str, Any]]:
   """Trains variant `name` (in a worker), resuming its run; its log."""
   learner_lib.share_compilations(os.path.join(output_dir, "jax_cache"))
-  blueprint = _blueprint(preset, blueprint_name)
+  blueprint = selfplay.blueprint(preset, blueprint_name)
   config = variant_config(name, blueprint.engine.rules, blueprint.has_value)
   per_update = belief_model.Trainer(blueprint, config).seconds_per_update()
   eval_every = max(config.updates_per_collect,
@@ -133,7 +128,7 @@ def profile(preset: str, blueprint_name: str, name: str,
             repeats: int) -> dict[str, float]:
   """Seconds of one update of variant `name` and of its pieces (module
   docstring), and the share of its step slots that are padding."""
-  blueprint = _blueprint(preset, blueprint_name)
+  blueprint = selfplay.blueprint(preset, blueprint_name)
   config = variant_config(name, blueprint.engine.rules, blueprint.has_value)
   trainer = belief_model.Trainer(blueprint, config)
   key = jax.random.PRNGKey(0)
@@ -201,7 +196,7 @@ def main(argv: Sequence[str]) -> None:
   os.makedirs(output_dir, exist_ok=True)
   args = (_PRESET.value, _BLUEPRINT.value)
   with cli.user_input("blueprint"):
-    _blueprint(*args)
+    selfplay.blueprint(*args)
   with cli.executor_from_flags() as executor:
     profiles = {name: executor.submit(profile, *args, name,
                                       _PROFILE_REPEATS.value)

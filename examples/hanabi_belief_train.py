@@ -22,6 +22,7 @@ from absl import flags
 import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
@@ -77,11 +78,8 @@ def _describe(entry: belief_model.LogEntry) -> str:
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  engine = engine_lib.HanabiEngine(engine_lib.Rules.from_preset(
-      _PRESET.value))
   with cli.user_input("blueprint"):
-    blueprint = shipped.blueprint_from_name(engine, _PRESET.value,
-                                            _BLUEPRINT.value)
+    blueprint = selfplay.blueprint(_PRESET.value, _BLUEPRINT.value)
   with cli.user_input():
     changes = {name: flag.value for name, flag in (
         ("width", _LSTM_SIZE), ("num_envs", _NUM_ENVS),
