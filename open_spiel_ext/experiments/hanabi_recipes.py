@@ -33,11 +33,12 @@ def blueprint_network(preset: str,
 # learned fastest per minute of the variants `benchmarks/
 # lbs_belief_training.py` compared (full Hanabi, rule bot: held-out 2.37
 # nats a card after 12 minutes, against 2.62 for 256 wide scoring every
-# step). A GPU takes an update of 32 times the rows in about the time a CPU
-# core takes one (it is bound by the encoder's sequential unroll, not by the
-# batch), so it gets larger collections and batches at the same replay ratio
-# (each game replayed about once: num_envs rows collected for
-# updates_per_collect × batch_size read) and the reference's width.
+# step). The GPU's settings are not measured yet (no GPU has run them): on
+# the expectation that a GPU update is bound by the encoder's sequential
+# unroll rather than by the batch, it gets 32 times the rows an update and a
+# collection, at the same replay ratio (each game replayed about once:
+# num_envs rows collected for updates_per_collect × batch_size read), and
+# the reference's width.
 BELIEF_DEVICES = {
     "cpu": {"width": 128, "num_envs": 64, "batch_size": 16,
             "replay_capacity": 1_024, "learning_starts": 256,
