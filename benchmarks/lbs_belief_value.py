@@ -65,10 +65,11 @@ def default_models(campaign_dir: str, preset: str,
 
 
 def model_label(path: str) -> str:
-  """A run folder's name for the model at `path`."""
+  """A run folder's name for the model at `path` (the shipped model's with
+  its digest: a campaign replaces it in place)."""
   if os.path.abspath(os.path.dirname(path)) == os.path.abspath(
       shipped.WEIGHTS_DIR):
-    return "shipped"
+    return f"shipped_{selfplay.belief_model_digest(path)[:8]}"
   return os.path.splitext(os.path.basename(path))[0]
 
 

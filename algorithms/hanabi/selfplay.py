@@ -14,6 +14,7 @@ an earlier run with the same settings left in output_dir/games.jsonl, and
 
 import dataclasses
 import functools
+import hashlib
 import json
 import os
 from typing import Any, Callable, Optional
@@ -77,8 +78,19 @@ def search_spec(kind: str, searchers: list[int] = (1,),
   if kind == "lbs":
     lbs.Config(config, rollout_depth, min_acceptance)  # Checks them.
     search.update(rollout_depth=rollout_depth, min_acceptance=min_acceptance,
-                  belief_model=belief_model_path)
+                  belief_model=belief_model_path,
+                  belief_model_digest=belief_model_digest(belief_model_path))
   return search
+
+
+def belief_model_digest(path: str) -> str:
+  """Names the weights in the file at `path`, so that a run resumes only
+  with the very model it began with (a file replaced in place, as a
+  campaign ships a better model, is another run)."""
+  if not path or not os.path.isfile(path):
+    raise ValueError(f"no belief model at {path!r}")
+  with open(path, "rb") as f:
+    return hashlib.file_digest(f, "sha256").hexdigest()[:16]
 
 
 def check_spec(preset: str, blueprint_name: str,

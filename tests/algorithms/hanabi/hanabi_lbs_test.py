@@ -19,6 +19,7 @@ from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import reporting
 
 TINY = engine_lib.Rules(colors=2, ranks=2, hand_size=2,
                         max_information_tokens=3, max_life_tokens=2)
@@ -300,6 +301,23 @@ def test_bad_lbs_settings_are_refused():
   lbs.check_setup(_rule_bot(SMALL), no_value, None)  # Full rollouts: fine.
   with pytest.raises(ValueError, match="no belief model at"):
     belief_model.load("/nonexistent/belief.npz")
+
+
+
+def test_a_run_resumes_only_with_the_belief_model_it_began_with(tmp_path):
+  path, run_dir = tmp_path / "belief.npz", str(tmp_path / "run")
+  path.write_bytes(b"the model a run began with")
+  began = {"search": selfplay.search_spec("lbs", belief_model_path=str(path))}
+  reporting.finished_records(run_dir, began, "games.jsonl")
+  assert reporting.finished_records(run_dir, began, "games.jsonl") == []
+  path.write_bytes(b"a better model shipped in its place")
+  replaced = {"search": selfplay.search_spec("lbs",
+                                             belief_model_path=str(path))}
+  assert replaced != began
+  with pytest.raises(ValueError, match="output of another run"):
+    reporting.finished_records(run_dir, replaced, "games.jsonl")
+  with pytest.raises(ValueError, match="no belief model at"):
+    selfplay.search_spec("lbs", belief_model_path=str(tmp_path / "none"))
 
 
 SHIPPED_MODELS = sorted(
