@@ -49,7 +49,9 @@ know which executor runs its tasks.
 
 import dataclasses
 import functools
+import importlib
 import os
+import shutil
 import time
 from typing import Any, Callable, Mapping, NamedTuple, Optional
 
@@ -90,7 +92,16 @@ class Config:
   uniform_mix: float = 0.1
   meta_solver: str = "fictitious_play"  # A name of meta_solvers.META_SOLVERS.
   fictitious_play_iterations: int = 20_000  # The P2SRO reference's.
-  games_per_entry: int = 20_000  # Per sampled payoff entry (no tree).
+  games_per_entry: int = 20_000  # Per sampled payoff entry (no tree), most.
+  # A sampled entry stops once its standard error is at most this (0: it
+  # plays games_per_entry games), its games played `entry_batch` at once.
+  entry_standard_error: float = 0.0
+  entry_batch: int = 1024
+  # Members a learner's round trains against, drawn from its mixture (with
+  # replacement, so that each game's opponent is still distributed as the
+  # mixture over rounds); 0: the whole mixture, a member drawn per game,
+  # every member's network then running on the whole batch each step.
+  task_opponents: int = 0
   warm_start: bool = False  # New learners start from the newest one's state.
   seed: int = 0
 
@@ -104,8 +115,9 @@ class Config:
                        f"meta_solver={self.meta_solver!r}")
     learner_lib.check_positive(self, "learners", "chunk_steps", "num_envs",
                                "fictitious_play_iterations",
-                               "games_per_entry")
-    learner_lib.check_non_negative(self, "min_steps", "plateau_gain")
+                               "games_per_entry", "entry_batch")
+    learner_lib.check_non_negative(self, "min_steps", "plateau_gain",
+                                   "entry_standard_error", "task_opponents")
     learner_lib.check_unit_interval(self, "uniform_mix")
     if self.warm_start and self.method in ("dch", "rectified"):
       raise ValueError(f"warm_start is for methods that replace a fixed "
@@ -133,6 +145,12 @@ class LogEntry(NamedTuple):
   task_time: float
   mean_returns: tuple[float, ...]  # Of the learners trained this round.
   exploitability: Optional[float]  # Of the meta-Nash, by the evaluator.
+  # Of wall_time, the seconds filling payoff entries (the levels' table each
+  # round, new members' rows); and the seconds saving the driver's state
+  # after the rounds before this one (not in wall_time).
+  entry_time: float = 0.0
+  checkpoint_time: float = 0.0
+  entry_games: int = 0  # Games played for sampled entries so far.
 
 
 class Task(NamedTuple):
@@ -158,6 +176,42 @@ class Trained(NamedTuple):
   params: Any  # The learner's policy parameters after the task.
   mean_return: float  # In the games that ended during the task.
   episodes: int  # How many games ended during the task.
+
+
+def stack_mixture(members: list[Any], weights: np.ndarray
+                 ) -> tuple[Any, np.ndarray]:
+  """A task's opponents: the members' parameters stacked, padded with
+  weightless copies to a multiple of MEMBER_BLOCK, and their normalised
+  weights."""
+  padding = -len(members) % MEMBER_BLOCK
+  weights = np.asarray(weights, np.float64)
+  return (jax.tree.map(lambda *x: np.stack(x),
+                       *members, *[members[0]] * padding),
+          np.concatenate([weights / weights.sum(), np.zeros(padding)]))
+
+
+class SavedRun(NamedTuple):
+  """What a run saved in a directory was started with."""
+  game: str
+  learner_config: best_response.AnyConfig
+  config: Config
+  engine_options: dict[str, Any]
+
+
+def saved_run(directory: str) -> SavedRun:
+  """The game, learners' and method's settings and engine options of the
+  run saved in `directory` (so that another run can fork from it)."""
+  record = checkpoints.saved_config(os.path.join(directory, STATE_FILE))
+  learner_class = importlib.import_module(record["learner"]).Config
+  learner_fields = {f.name for f in dataclasses.fields(learner_class)}
+  return SavedRun(
+      record["game"],
+      learner_class(**{k: v for k, v in record.items()
+                       if k in learner_fields}),
+      Config(**{k[len("run_"):]: v for k, v in record.items()
+                if k.startswith("run_")}),
+      {k[len("engine_"):]: v for k, v in record.items()
+       if k.startswith("engine_")})
 
 
 def engine(game: pyspiel.Game, config: Any = None, **options: Any) -> Any:
@@ -271,6 +325,11 @@ class Pipeline:
       called again only when the meta-Nash changes), or none with None.
     engine_options: options of the game's engine the learners train on
       (`engines.make`), such as how Stratego's learners see it.
+    fork_from: a new run (none yet in `directory`) starts from the state of
+      the run in this directory instead (its population, log and learners'
+      carries, copied), under this `config`: the game, learners and
+      evaluator must be the same, the method's settings may differ. So a
+      change is measured against the unchanged method from one checkpoint.
   """
 
   def __init__(self, game: pyspiel.Game,
@@ -278,7 +337,8 @@ class Pipeline:
                directory: str,
                make_executor: Callable[[], executors.Executor],
                evaluator: Any = best_response.EXACT,
-               engine_options: Optional[Mapping[str, Any]] = None):
+               engine_options: Optional[Mapping[str, Any]] = None,
+               fork_from: Optional[str] = None):
     self._engine_options = tuple(sorted((engine_options or {}).items()))
     # Refuses a game no learner can play, naming it.
     engine(game, learner_config, **dict(self._engine_options))
@@ -300,15 +360,20 @@ class Pipeline:
     self.population = population_lib.Population(
         game, self._trainer.apply, self._trainer.env,
         config.games_per_entry, exact=evaluator == best_response.EXACT,
-        seed=config.seed)
+        seed=config.seed, entry_standard_error=config.entry_standard_error,
+        entry_batch=config.entry_batch)
     self.log: list[LogEntry] = []
     self._wall_time = 0.0
     self._task_time = 0.0
+    self._entry_time = 0.0
+    self._checkpoint_time = 0.0
     self._env_steps = 0
     self._episodes = 0
     self._next_seed = config.seed * 1_000_003  # Learners' seeds count up.
     if os.path.exists(self._state_path):
-      self._restore()
+      self._restore(checkpoints.restore(self._state_path, self._record))
+    elif fork_from is not None:
+      self._fork(fork_from)
     else:
       self.population.add(self._trainer.new_params(self._take_seed()))
       self.active: list[_Active] = []
@@ -383,17 +448,28 @@ class Pipeline:
   def _task(self, level: int, table: np.ndarray) -> Task:
     active = self.active[level]
     members, weights = self._opponents(level, table)
-    padding = -len(members) % MEMBER_BLOCK
-    members = members + [members[0]] * padding
-    weights = np.concatenate([weights / weights.sum(), np.zeros(padding)])
+    if self.config.task_opponents:
+      members, weights = self._drawn(members, weights, level)
+    stacked, weights = stack_mixture(members, weights)
     return Task(str(self.game), self.learner_config, self.config.num_envs,
                 active.seed, active.checkpoint, active.warm_from,
-                os.path.join(self.directory, "learners",
-                             f"{active.name}.round_{len(self.log) + 1}.pkl"),
-                jax.tree.map(lambda *x: np.stack(x), *members), weights,
-                self.config.chunk_steps,
+                self._carry_path(
+                    f"{active.name}.round_{len(self.log) + 1}.pkl"),
+                stacked, weights, self.config.chunk_steps,
                 os.path.join(self.directory, "compilation_cache"),
                 self._engine_options)
+
+  def _drawn(self, members: list[Any], weights: np.ndarray,
+             level: int) -> tuple[list[Any], np.ndarray]:
+    """`task_opponents` draws from the mixture (keyed by the round and
+    level, so a resumed run draws the same): the members drawn, weighted by
+    how often."""
+    rng = np.random.default_rng(
+        (self.config.seed, len(self.log) + 1, level))
+    drawn = rng.choice(len(members), self.config.task_opponents,
+                       p=weights / weights.sum())
+    indices, counts = np.unique(drawn, return_counts=True)
+    return [members[i] for i in indices], counts / counts.sum()
 
   # Running the tasks.
 
@@ -440,6 +516,7 @@ class Pipeline:
     started = time.perf_counter()
     training = [i for i, a in enumerate(self.active) if not a.done]
     table = self._levels_table()
+    self._entry_time += time.perf_counter() - started
     tasks = [self._task(i, table) for i in training]
     submitted = time.perf_counter()
     results = self._run_tasks(tasks)
@@ -457,14 +534,20 @@ class Pipeline:
     self._env_steps += (len(training) * self.config.chunk_steps *
                         self.config.num_envs)
     self._episodes += sum(trained.episodes for trained in results)
+    fixing = time.perf_counter()
     added = self._fix_plateaued()
+    self._entry_time += time.perf_counter() - fixing
     self._wall_time += time.perf_counter() - started
     self.log.append(LogEntry(
         len(self.log) + 1, len(self.population), added, self._env_steps,
         self._episodes,
         self._wall_time, self._task_time,
-        tuple(r.mean_return for r in results), self.exploitability()))
+        tuple(r.mean_return for r in results), self.exploitability(),
+        self._entry_time, self._checkpoint_time,
+        self.population.entry_games))
+    saving = time.perf_counter()
     self._save()
+    self._checkpoint_time += time.perf_counter() - saving
     return self.log[-1]
 
   def _fix_plateaued(self) -> int:
@@ -522,22 +605,71 @@ class Pipeline:
     longer names."""
     checkpoints.save(self._state_path, None, self._record, extra={
         "log": self.log, "wall_time": self._wall_time,
-        "task_time": self._task_time, "env_steps": self._env_steps,
+        "task_time": self._task_time, "entry_time": self._entry_time,
+        "checkpoint_time": self._checkpoint_time,
+        "env_steps": self._env_steps,
         "episodes": self._episodes, "active": self.active,
         "next_seed": self._next_seed,
         "population": self.population.state()})
-    kept = {os.path.basename(a.checkpoint or a.warm_from)
+    self._remove_carries_but_named(self.directory)
+
+  def _named_carries(self) -> set[str]:
+    """The file names of the carries the state names."""
+    return {os.path.basename(a.checkpoint or a.warm_from)
             for a in self.active if a.checkpoint or a.warm_from}
-    learners = os.path.join(self.directory, "learners")
-    for name in set(os.listdir(learners)) - kept:
+
+  def _remove_carries_but_named(self, directory: str) -> None:
+    learners = os.path.join(directory, "learners")
+    for name in set(os.listdir(learners)) - self._named_carries():
       os.remove(os.path.join(learners, name))
 
-  def _restore(self) -> None:
-    """Takes back the state `_save` wrote (ValueError if another run's)."""
-    state = checkpoints.restore(self._state_path, self._record).extra
+  def copy_state(self, directory: str) -> None:
+    """Copies the run's state and the carries it names into `directory`, in
+    this run's layout (a Pipeline there resumes from it), and removes the
+    carries it no longer names there: a copy kept off a machine whose disk
+    goes away with it. Call it between rounds."""
+    os.makedirs(os.path.join(directory, "learners"), exist_ok=True)
+    for name in self._named_carries():
+      _copy_atomically(self._carry_path(name),
+                       os.path.join(directory, "learners", name))
+    _copy_atomically(self._state_path, os.path.join(directory, STATE_FILE))
+    self._remove_carries_but_named(directory)
+
+  def _fork(self, parent: str) -> None:
+    """Starts from the state of the run in `parent` (ValueError if its game,
+    learners or evaluator differ), its learners' carries copied here."""
+    state = checkpoints.restore(
+        os.path.join(parent, STATE_FILE), self._record,
+        may_differ=lambda name: name.startswith("run_"))
+    os.makedirs(os.path.join(self.directory, "learners"), exist_ok=True)
+    self._restore(state)
+    for name in self._named_carries():
+      shutil.copyfile(os.path.join(parent, "learners", name),
+                      self._carry_path(name))
+    self._save()
+
+  def _carry_path(self, name: str) -> str:
+    return os.path.join(self.directory, "learners", name)
+
+  def _restore(self, checkpoint: checkpoints.Checkpoint) -> None:
+    """Takes back the state `_save` wrote."""
+    state = checkpoint.extra
     self.log, self.active = state["log"], state["active"]
     self._wall_time, self._env_steps = state["wall_time"], state["env_steps"]
     self._episodes = state["episodes"]
     self._task_time = state["task_time"]
+    self._entry_time = state.get("entry_time", 0.0)
+    self._checkpoint_time = state.get("checkpoint_time", 0.0)
     self._next_seed = state["next_seed"]
     self.population.restore(state["population"])
+    for active in self.active:  # This directory's, wherever it was saved.
+      for field in ("checkpoint", "warm_from"):
+        if getattr(active, field) is not None:
+          setattr(active, field,
+                  self._carry_path(os.path.basename(getattr(active, field))))
+
+
+def _copy_atomically(source: str, destination: str) -> None:
+  partial = destination + checkpoints.PARTIAL_SUFFIX
+  shutil.copyfile(source, partial)
+  os.replace(partial, destination)

@@ -1,22 +1,8 @@
 #!/usr/bin/env bash
 # Trains a Hanabi belief model on the lent GPU machine (benchmarks/
-# lbs_belief_gpu.py, whose flags it passes on). That machine has JAX with
-# CUDA, optax and chex but not open_spiel, dm-haiku or jmp: their wheels
-# travel in .whl/ (carry ".whl"), made here once with
-#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
-#     --implementation cp --platform manylinux_2_28_x86_64 \
-#     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-#     -d .whl open_spiel==2.0.2 dm-haiku==0.0.17 jmp==0.0.4
-# $PYTHON (default python3) runs it; the files to bring back go to $OUT.
+# lbs_belief_gpu.py, whose flags it passes on; the wheels it needs:
+# benchmarks/gpu_setup.sh). The files to bring back go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python=${PYTHON:-python3}
-if ! "$python" -c "import pyspiel, haiku" 2>/dev/null; then
-  "$python" -m pip install -q --no-index --no-deps --no-compile \
-    --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site
-fi
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null \
-  || echo "no GPU: JAX runs on the CPU"
+source benchmarks/gpu_setup.sh
 exec "$python" benchmarks/lbs_belief_gpu.py "$@"

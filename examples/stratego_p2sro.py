@@ -4,7 +4,8 @@ trained on the batched engine, measured against the scripted bots.
   python -m open_spiel_ext.examples.stratego_p2sro --max_minutes=240 \
       --output_dir=/tmp/stratego_p2sro
 
-Learners are PPO with the Stratego network ("stratego_conv",
+The settings are `experiments/stratego_recipes.py`'s for --device (cpu or
+gpu); the flags change them. Learners are PPO with the Stratego network ("stratego_conv",
 `algorithms/stratego/network.py`), one network for both seats in their own
 frame, placing their pieces as actions, with material shaping that sums to 0
 over a game (`algorithms/stratego/learners.py`); P2SRO
@@ -18,11 +19,14 @@ bots.jsonl (win rates per population), population/ (the run's checkpoints;
 the same command resumes), population.npz (the meta-Nash mixture, the file
 the package ships as `agents.shipped_path()`), best_responses.png and
 win_rates.png. --max_minutes bounds the rounds' wall time over every resumed
-run.
+run, --max_episodes the learners' games. With --fork_from, a new run starts
+from another run's population/ folder under other P2SRO settings (a change
+measured against the unchanged method from the same checkpoint).
 """
 
 import dataclasses
 import os
+import shutil
 import time
 from typing import Any, Sequence
 
@@ -38,32 +42,65 @@ from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.algorithms.stratego import learners
+from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-_GAME = flags.DEFINE_string("game", "barrage_stratego", "A Stratego game.")
+_CPU = stratego_recipes.p2sro_config("cpu")
+_GAME = flags.DEFINE_string("game", stratego_recipes.GAME, "A Stratego game.")
+_DEVICE = flags.DEFINE_enum(
+    "device", "cpu", list(stratego_recipes.P2SRO_DEVICES),
+    "Whose P2SRO settings (`experiments/stratego_recipes.py`) the flags "
+    "below change.")
 _MAX_MINUTES = flags.DEFINE_float(
     "max_minutes", 240.0, "Stop once the rounds took this many minutes.")
-_LEARNERS = flags.DEFINE_integer("learners", 2, "Active P2SRO learners.")
+_MAX_EPISODES = flags.DEFINE_integer(
+    "max_episodes", None, "Stop once the learners finished this many games.")
+_LEARNERS = flags.DEFINE_integer("learners", None, "Active P2SRO learners "
+                                 f"(cpu: {_CPU.learners}).")
 _CHUNK_STEPS = flags.DEFINE_integer(
-    "chunk_steps", 256, "Batched steps per learner per round.")
+    "chunk_steps", None, "Batched steps per learner per round (cpu: "
+    f"{_CPU.chunk_steps}).")
 _MIN_STEPS = flags.DEFINE_integer(
-    "min_steps", 4_096, "Batched steps before a learner can be fixed.")
+    "min_steps", None, "Batched steps before a learner can be fixed (cpu: "
+    f"{_CPU.min_steps}).")
 _PLATEAU_GAIN = flags.DEFINE_float(
-    "plateau_gain", 0.02, "Mean-return gain per round below which a learner "
-    "that trained --min_steps is fixed.")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", 128,
-                                 "Games each learner plays at once.")
+    "plateau_gain", None, "Mean-return gain per round below which a learner "
+    f"that trained --min_steps is fixed (cpu: {_CPU.plateau_gain}).")
+_NUM_ENVS = flags.DEFINE_integer("num_envs", None, "Games each learner "
+                                 f"plays at once (cpu: {_CPU.num_envs}).")
 _HIDDEN_SIZES = flags.DEFINE_list(
-    "hidden_sizes", ["32", "32", "32"], "Widths of the networks' layers.")
-_LEARNING_RATE = flags.DEFINE_float("learning_rate", 3e-4, "PPO's Adam's.")
+    "hidden_sizes", [str(w) for w in stratego_recipes.HIDDEN_SIZES],
+    "Widths of the networks' layers.")
+_LEARNING_RATE = flags.DEFINE_float("learning_rate",
+                                    stratego_recipes.LEARNING_RATE,
+                                    "PPO's Adam's.")
 _WARM_START = flags.DEFINE_bool(
-    "warm_start", True, "Each new learner starts from the newest learner's "
-    "network and optimiser instead of a new network (which would have only "
-    "its own 20-30 minutes of this CPU to learn the game from scratch).")
+    "warm_start", None, "Each new learner starts from the newest learner's "
+    "network and optimiser instead of a new network (cpu: "
+    f"{_CPU.warm_start}).")
 _GAMES_PER_ENTRY = flags.DEFINE_integer(
-    "games_per_entry", 300, "Games per payoff-table entry.")
+    "games_per_entry", None, "Games per payoff-table entry, at most (cpu: "
+    f"{_CPU.games_per_entry}).")
+_ENTRY_STANDARD_ERROR = flags.DEFINE_float(
+    "entry_standard_error", None, "An entry stops once its standard error "
+    "is at most this (0: it plays --games_per_entry games; cpu: "
+    f"{_CPU.entry_standard_error}).")
+_ENTRY_BATCH = flags.DEFINE_integer(
+    "entry_batch", None, f"Games an entry plays at once (cpu: "
+    f"{_CPU.entry_batch}).")
+_TASK_OPPONENTS = flags.DEFINE_integer(
+    "task_opponents", None, "Members a learner's round trains against, "
+    "drawn from its mixture (0: the whole mixture, one member drawn per "
+    f"game; cpu: {_CPU.task_opponents}).")
+_MIRROR_DIR = flags.DEFINE_string(
+    "mirror_dir", None, "After every round, a copy of what resumes the run "
+    "(population/) and of what it measured, there: for a machine whose "
+    "disk goes away with it.")
+_FORK_FROM = flags.DEFINE_string(
+    "fork_from", None, "A new run starts from this run's population/ "
+    "folder (same learners, other P2SRO settings).")
 _EVAL_GAMES = flags.DEFINE_integer(
     "eval_games", 200, "Games against each bot per fixed policy.")
 _BOTS = flags.DEFINE_list("bots", list(bots.BOTS), "Bots to measure against.")
@@ -74,22 +111,6 @@ cli.define_executor_flags(workers=2)
 _FLAGS = flags.FLAGS
 
 
-def ppo_config() -> ppo.Config:
-  """PPO with the Stratego network: two epochs a rollout (a gradient costs
-  about 7 forward passes on this CPU) in 16 minibatches (more updates per
-  game played: against the random bot, 16 rose steadily where 4 stalled,
-  and a learning rate of 1e-3 rose then fell), and shorter credit
-  assignment than Monte Carlo returns (λ 0.8, γ 0.99: 8 minutes against
-  the random bot on one core won 69.4% [64.7, 73.7] of 400 games, λ 0.95,
-  γ 1 59.2% [54.4, 64.0]), and policy and value heads on one trunk (then,
-  side by side: 85.0% [81.2, 88.2] after 2,752 steps; two networks 76.2%
-  [71.8, 80.2] after 2,240)."""
-  return ppo.Config(network="stratego_conv", shared_trunk=True,
-                    hidden_sizes=tuple(int(w) for w in _HIDDEN_SIZES.value),
-                    learning_rate=_LEARNING_RATE.value, rollout_length=32,
-                    epochs=2, minibatches=16, discount=0.99, gae_lambda=0.8)
-
-
 def best_response_payoffs(payoffs: np.ndarray,
                           config: p2sro.Config) -> list[float]:
   """Member k's payoff against the meta-Nash of members 0..k−1, for k ≥ 1:
@@ -98,11 +119,43 @@ def best_response_payoffs(payoffs: np.ndarray,
           for k in range(1, len(payoffs))]
 
 
+def _changes() -> dict[str, Any]:
+  """The P2SRO settings the flags set (the others: the device's)."""
+  values = {"learners": _LEARNERS, "chunk_steps": _CHUNK_STEPS,
+            "min_steps": _MIN_STEPS, "plateau_gain": _PLATEAU_GAIN,
+            "num_envs": _NUM_ENVS, "warm_start": _WARM_START,
+            "games_per_entry": _GAMES_PER_ENTRY,
+            "entry_standard_error": _ENTRY_STANDARD_ERROR,
+            "entry_batch": _ENTRY_BATCH, "task_opponents": _TASK_OPPONENTS}
+  return {name: flag.value for name, flag in values.items()
+          if flag.value is not None}
+
+
+def _finished(log: list[p2sro.LogEntry]) -> bool:
+  """Whether the rounds reached --max_minutes or --max_episodes."""
+  return bool(log) and (
+      log[-1].wall_time >= 60 * _MAX_MINUTES.value or
+      (_MAX_EPISODES.value is not None and
+       log[-1].episodes >= _MAX_EPISODES.value))
+
+
+def _mirror(pipeline: p2sro.Pipeline, output_dir: str, mirror: str) -> None:
+  """Copies what a resumed run needs and what the run measured into
+  `mirror` (population/ as a run resumes from it, metrics, bots, the
+  population file)."""
+  pipeline.copy_state(os.path.join(mirror, "population"))
+  for name in ("metrics.jsonl", "bots.jsonl", "population.npz"):
+    if os.path.exists(os.path.join(output_dir, name)):
+      shutil.copyfile(os.path.join(output_dir, name),
+                      os.path.join(mirror, name))
+
+
 def _describe(entry: p2sro.LogEntry) -> str:
   returns = " ".join(f"{r:6.3f}" for r in entry.mean_returns)
   return (f"round {entry.round:4d}  {entry.episodes:9,d} episodes  "
-          f"{entry.wall_time / 60:6.1f} min  learners' returns [{returns}]  "
-          f"population {entry.fixed:3d}")
+          f"{entry.wall_time / 60:6.1f} min (tasks "
+          f"{entry.task_time / 60:.1f}, entries {entry.entry_time / 60:.1f})"
+          f"  learners' returns [{returns}]  population {entry.fixed:3d}")
 
 
 def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
@@ -168,12 +221,10 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input():
-    learner_config = ppo_config()
-    config = p2sro.Config(
-        learners=_LEARNERS.value, chunk_steps=_CHUNK_STEPS.value,
-        min_steps=_MIN_STEPS.value, plateau_gain=_PLATEAU_GAIN.value,
-        num_envs=_NUM_ENVS.value, games_per_entry=_GAMES_PER_ENTRY.value,
-        warm_start=_WARM_START.value, seed=_SEED.value)
+    learner_config = stratego_recipes.ppo_config(_HIDDEN_SIZES.value,
+                                                 _LEARNING_RATE.value)
+    config = stratego_recipes.p2sro_config(_DEVICE.value, **_changes(),
+                                           seed=_SEED.value)
     env = env_lib.StrategoEnv(game, relative_actions=True)
     for name in _BOTS.value:
       bots.bot(name)
@@ -184,7 +235,8 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator=None,
-                              engine_options=learners.ENGINE_OPTIONS)
+                              engine_options=learners.ENGINE_OPTIONS,
+                              fork_from=_FORK_FROM.value)
   evaluations = [r for r in reporting.read_json_lines(bots_path)
                  if r["population"] <= len(pipeline.population)]
   with pipeline:
@@ -213,8 +265,7 @@ def main(argv: Sequence[str]) -> None:
         not evaluations or
         evaluations[-1]["population"] < len(pipeline.population)):
       measure(pipeline.log[-1])  # Interrupted before it was measured.
-    while (not pipeline.log or
-           pipeline.log[-1].wall_time < 60 * _MAX_MINUTES.value):
+    while not _finished(pipeline.log):
       entry = pipeline.step()
       metrics.write(reporting.as_record(entry))
       print(_describe(entry), flush=True)
@@ -223,6 +274,8 @@ def main(argv: Sequence[str]) -> None:
         print(f"  fixed policy {entry.fixed - 1}: payoff {payoff:+.3f} "
               "against the meta-Nash it trained against", flush=True)
         measure(entry)
+      if _MIRROR_DIR.value:
+        _mirror(pipeline, output_dir, _MIRROR_DIR.value)
     metrics.close()
     bot_writer.close()
     _plot(pipeline.log, evaluations, config, pipeline.population.payoffs,

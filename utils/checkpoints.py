@@ -10,7 +10,7 @@ other. Arrays come back as JAX arrays on the default device.
 import dataclasses
 import os
 import pickle
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import jax
 import numpy as np
@@ -47,8 +47,17 @@ def save(path: str, tree: Any, config: Any, key: Optional[jax.Array] = None,
   os.replace(partial, path)
 
 
-def restore(path: str, config: Any) -> Checkpoint:
-  """The checkpoint at `path`, which must have been saved with `config`.
+def saved_config(path: str) -> dict[str, Any]:
+  """The configuration the checkpoint at `path` was saved with."""
+  with open(path, "rb") as f:
+    return pickle.load(f)["config"]
+
+
+def restore(path: str, config: Any,
+            may_differ: Callable[[str], bool] = lambda name: False
+           ) -> Checkpoint:
+  """The checkpoint at `path`, which must have been saved with `config`
+  (but for the settings `may_differ` names: a run forked from another).
 
   Raises:
     ValueError: the checkpoint was made with another configuration.
@@ -56,12 +65,13 @@ def restore(path: str, config: Any) -> Checkpoint:
   with open(path, "rb") as f:
     payload = pickle.load(f)
   saved, wanted = payload["config"], _as_plain(config)
-  if saved != wanted:
+  differing = [name for name in sorted(set(saved) | set(wanted))
+               if saved.get(name) != wanted.get(name) and not may_differ(name)]
+  if differing:
     differences = "; ".join(
         f"{name}={wanted.get(name, '(unset)')!r} here, "
         f"{saved.get(name, '(unset)')!r} in the checkpoint"
-        for name in sorted(set(saved) | set(wanted))
-        if saved.get(name) != wanted.get(name))
+        for name in differing)
     raise ValueError(f"checkpoint {path} belongs to another run: {differences}"
                      "; use another output directory or the same settings")
   key = payload["key"]

@@ -7,7 +7,8 @@ payoff table: entry (i, j) is member i's expected payoff against member j,
 averaged over the two seats, so the table is antisymmetric. It is exact
 where the tree engine walks the game (the members tabulated once; m-Clone
 Leduc through its collapse onto Leduc), otherwise the mean of
-`games_per_entry` games played on the JAX engine. `opponent(weights)` is the
+whole games played on the JAX engine (`games_per_entry`, or fewer once the
+entry's standard error is small enough). `opponent(weights)` is the
 mixture of members a learner trains against (one member drawn per game),
 and `exploitability(weights)` the exact exploitability of that mixture
 where the tree fits.
@@ -29,18 +30,49 @@ from open_spiel_ext.algorithms.tree import policies as tree_policies
 import pyspiel
 
 
-# (engine, network) -> the versus environment and jitted act of sampled
-# entries, compiled once per process for every population of them.
-_ENTRY_GAMES: dict[Any, tuple[versus_lib.VersusEnv, Any]] = {}
+# (engine, network, batch) -> the jitted whole games of sampled entries,
+# compiled once per process for every population of them.
+_ENTRY_GAMES: dict[Any, Any] = {}
 
 
 def _entry_games(env: Any, apply: learner_lib.LogitsFn,
-                 opponent: opponents.Opponent
-                ) -> tuple[versus_lib.VersusEnv, Any]:
-  if (env, apply) not in _ENTRY_GAMES:
-    _ENTRY_GAMES[env, apply] = (versus_lib.VersusEnv(env, opponent),
-                                jax.jit(opponent.act))
-  return _ENTRY_GAMES[env, apply]
+                 opponent: opponents.Opponent, batch: int) -> Any:
+  """Jitted: `batch` games of one member against another, seats
+  alternating, each game played to its end and counted once: (player's
+  parameters, opponent's parameters and weights, key) -> [B] the player's
+  return and [B] its seat. Counting only each game's first episode keeps
+  long games in the mean (stopping at the first `batch` endings of
+  auto-reset games would count short games more often)."""
+  if (env, apply, batch) in _ENTRY_GAMES:
+    return _ENTRY_GAMES[env, apply, batch]
+  versus = versus_lib.VersusEnv(env, opponent)
+  act = opponent.act
+
+  def games(player_params, opponent_params, opponent_weights, key):
+    init_key, key = jax.random.split(key)
+    seat = jnp.arange(batch, dtype=jnp.int32) % 2
+    state = versus.start(init_key, seat, opponent_params, opponent_weights)
+
+    def going(carry):
+      return ~carry[2].all()
+
+    def move(carry):
+      state, key, ended, returns = carry
+      key, act_key = jax.random.split(key)
+      actions = act(player_params, versus.observation(state),
+                    versus.legal_mask(state), jnp.zeros(batch, jnp.int32),
+                    act_key)
+      state, reward, done = versus.play(state, actions, opponent_params,
+                                        opponent_weights)
+      return (state, key, ended | done,
+              returns + jnp.where(ended, 0.0, reward))
+
+    returns = jax.lax.while_loop(going, move, (
+        state, key, jnp.zeros(batch, bool), jnp.zeros(batch)))[3]
+    return returns, seat
+
+  _ENTRY_GAMES[env, apply, batch] = jax.jit(games)
+  return _ENTRY_GAMES[env, apply, batch]
 
 
 class Population:
@@ -48,25 +80,39 @@ class Population:
 
   def __init__(self, game: pyspiel.Game, apply: learner_lib.LogitsFn,
                env: Any = None, games_per_entry: int = 20_000,
-               exact: bool = True, seed: int = 0):
+               exact: bool = True, seed: int = 0,
+               entry_standard_error: float = 0.0, entry_batch: int = 1024):
     """Args:
       game: the game.
       apply: the members' logits function.
       env: a JAX engine of `game` with auto-reset (for sampled entries).
-      games_per_entry: games per sampled entry.
+      games_per_entry: games per sampled entry, at most.
       exact: compute entries exactly with the tree engine (refused with
         ValueError if the game's tree does not fit).
       seed: seeds the sampled games.
+      entry_standard_error: a sampled entry stops after the batch of games
+        that brings its standard error to at most this (0: after
+        games_per_entry games).
+      entry_batch: games a sampled entry plays at once (at most).
     """
     if not exact and env is None:
       raise ValueError("sampled payoff entries need a batched engine (env)")
-    if games_per_entry < 1:
-      raise ValueError(f"games_per_entry must be >= 1, got "
-                       f"games_per_entry={games_per_entry}")
+    if games_per_entry < 2:
+      raise ValueError(f"games_per_entry must be >= 2 (a game per seat), "
+                       f"got games_per_entry={games_per_entry}")
+    if entry_batch < 2:
+      raise ValueError(f"entry_batch must be >= 2 (a game per seat), got "
+                       f"entry_batch={entry_batch}")
+    if entry_standard_error < 0:
+      raise ValueError(f"entry_standard_error must be >= 0, got "
+                       f"entry_standard_error={entry_standard_error}")
     self.game = game
     self.apply = apply
     self.env = env
     self.games_per_entry = games_per_entry
+    self.entry_standard_error = entry_standard_error
+    self.entry_batch = entry_batch
+    self.entry_games = 0  # Games played for sampled entries so far.
     self._continuous = bool(getattr(env, "continuous", False))
     self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
                        if exact else None)
@@ -95,13 +141,15 @@ class Population:
   def state(self) -> dict[str, Any]:
     """What `restore` needs (plain arrays, for a checkpoint)."""
     return {"members": jax.device_get(self.members),
-            "tables": self._tables, "payoffs": self.payoffs}
+            "tables": self._tables, "payoffs": self.payoffs,
+            "entry_games": self.entry_games}
 
   def restore(self, state: dict[str, Any]) -> None:
     """Takes back the members and payoffs that `state()` returned."""
     self.members = list(state["members"])
     self._tables = list(state["tables"])
     self.payoffs = state["payoffs"]
+    self.entry_games = state.get("entry_games", 0)
 
   def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
     """The payoff table of the members and `extra` parameters (say, active
@@ -110,6 +158,7 @@ class Population:
     trial.members, trial._tables = list(self.members), list(self._tables)
     for params in extra:
       trial.add(params)
+    self.entry_games = trial.entry_games
     return trial.payoffs
 
   def opponent(self, weights: np.ndarray,
@@ -162,32 +211,41 @@ class Population:
     return self._sampled_entry(i, j)
 
   def _sampled_entry(self, i: int, j: int) -> float:
-    """From `games_per_entry` games, member i in alternating seats against
-    member j, each sampling its softmax policy (or playing its action): the
-    mean of the two seats' mean returns."""
+    """Member i's mean return against member j over whole games in batches
+    of `entry_batch`, i in alternating seats, each sampling its softmax
+    policy (or playing its action): the mean of the two seats' means, from
+    `games_per_entry` games, or fewer once its standard error is at most
+    `entry_standard_error`."""
     player, opponent = (
         opponents.of_networks(self.apply, self.members[k],
                               continuous=self._continuous) for k in (i, j))
-    template, player_act = _entry_games(self.env, self.apply, opponent)
-    versus = template.against(opponent)
-    batch = min(self.games_per_entry, 1024)
+    batch = min(self.games_per_entry, self.entry_batch)
+    games = _entry_games(self.env, self.apply, opponent, batch)
     # Keyed by the pair, not by a running key: a resumed run (whose
     # checkpoint keeps the table, not a key) samples the entries it adds
     # from the same games as a run never stopped.
-    init_key, play_key = jax.random.split(
-        jax.random.fold_in(jax.random.fold_in(self._key, i), j))
-    state = versus.init(init_key, batch)
-    seat = np.asarray(state.seat)
-    totals, games = np.zeros(2), np.zeros(2)
-    while games.sum() < self.games_per_entry:
-      play_key, act_key = jax.random.split(play_key)
-      actions = player_act(player.params, versus.observation(state),
-                           versus.legal_mask(state),
-                           jnp.zeros(batch, jnp.int32), act_key)
-      state, reward, done = versus.step(state, actions)
-      done = np.asarray(done)
-      for s in (0, 1):
-        ended = done & (seat == s)
-        totals[s] += float(np.asarray(reward)[ended].sum())
-        games[s] += ended.sum()
-    return float(np.mean(totals / games))
+    pair_key = jax.random.fold_in(jax.random.fold_in(self._key, i), j)
+    returns, seats = [], []
+    while len(returns) * batch < self.games_per_entry:
+      result, seat = jax.device_get(games(
+          player.params, opponent.params, jnp.asarray(opponent.weights),
+          jax.random.fold_in(pair_key, len(returns))))
+      returns.append(result)
+      seats.append(seat)
+      self.entry_games += batch
+      mean, error = seat_averaged_mean(np.concatenate(returns),
+                                       np.concatenate(seats))
+      if error <= self.entry_standard_error:
+        break
+    return mean
+
+
+def seat_averaged_mean(returns: np.ndarray,
+                       seats: np.ndarray) -> tuple[float, float]:
+  """The mean of the two seats' mean returns and its standard error."""
+  means, variances = [], []
+  for seat in (0, 1):
+    own = returns[seats == seat]
+    means.append(own.mean())
+    variances.append(own.var(ddof=1) / len(own) if len(own) > 1 else np.inf)
+  return float(np.mean(means)), float(0.5 * np.sqrt(sum(variances)))

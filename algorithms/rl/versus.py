@@ -71,7 +71,7 @@ class VersusEnv(_Versus):
   def __init__(self, env: Any, opponent: opponents_lib.Opponent,
                seats: Any = ALTERNATE):
     super().__init__(env, opponent, seats)
-    self._init = jax.jit(self._init_games)
+    self._init = jax.jit(self.start)
     self._step = jax.jit(self.play)
 
   def init(self, key: jax.Array, batch: int) -> VersusState:
@@ -111,7 +111,11 @@ class VersusEnv(_Versus):
                ) -> opponents_lib.Opponent:
     return self.opponent._replace(params=params, weights=weights)
 
-  def _init_games(self, key, seat, params, weights) -> VersusState:
+  def start(self, key: jax.Array, seat: jax.Array, params: Any,
+            weights: jax.Array) -> VersusState:
+    """`init` with the learner in `seat` [B] of each game, against an
+    opponent of this kind with these parameters and mixture weights; pure
+    and not jitted, for use inside jitted loops."""
     env_key, member_key, key = jax.random.split(key, 3)
     batch = seat.shape[0]
     opponent = self._opponent(params, weights)

@@ -53,9 +53,11 @@ def _own_pool():
   return executors.make_executor("process", WORKERS)
 
 
-def _pipeline(directory, make_executor, method="p2sro", **changes):
+def _pipeline(directory, make_executor, method="p2sro", fork_from=None,
+              **changes):
   config = dataclasses.replace(CONFIG, method=method, **changes)
-  return p2sro.Pipeline(KUHN, DQN, config, str(directory), make_executor)
+  return p2sro.Pipeline(KUHN, DQN, config, str(directory), make_executor,
+                        fork_from=fork_from)
 
 
 def _run(pipeline, rounds):
@@ -73,7 +75,8 @@ def reference_fixture(tmp_path_factory, pool):
 
 
 def _timeless(log):
-  return [entry._replace(wall_time=0.0, task_time=0.0) for entry in log]
+  return [entry._replace(wall_time=0.0, task_time=0.0, entry_time=0.0,
+                         checkpoint_time=0.0) for entry in log]
 
 
 def _assert_same_run(pipeline, reference, rounds):
@@ -105,6 +108,54 @@ def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
   kept = {os.path.basename(a.checkpoint) for a in resumed.active
           if a.checkpoint is not None}
   assert set(os.listdir(tmp_path / "learners")) == kept  # No older carry.
+
+
+def test_a_fork_continues_the_run_it_starts_from(reference, pool, tmp_path):
+  parent = tmp_path / "parent"
+  _run(_pipeline(parent, lambda: pool), REFERENCE_ROUNDS // 2)
+  # Under the same settings, a fork ends as the run never stopped would.
+  same = _pipeline(tmp_path / "same", lambda: pool, fork_from=str(parent))
+  assert len(same.log) == REFERENCE_ROUNDS // 2
+  _assert_same_run(_run(same, REFERENCE_ROUNDS), reference, REFERENCE_ROUNDS)
+  # Under other method settings it starts where the parent stopped, and the
+  # parent's own carries stay where they were.
+  parent_carries = sorted(os.listdir(parent / "learners"))
+  other = _run(_pipeline(tmp_path / "other", lambda: pool,
+                         fork_from=str(parent), task_opponents=1),
+               REFERENCE_ROUNDS // 2 + 1)
+  assert _timeless(other.log[:-1]) == _timeless(
+      reference.log[:REFERENCE_ROUNDS // 2])
+  assert sorted(os.listdir(parent / "learners")) == parent_carries
+  with pytest.raises(ValueError, match="belongs to another run.*hidden"):
+    p2sro.Pipeline(KUHN, dataclasses.replace(DQN, hidden_sizes=(8,)),
+                   CONFIG, str(tmp_path / "refused"), lambda: pool,
+                   fork_from=str(parent))
+
+
+def test_a_copied_state_resumes_as_the_run_it_copies(reference, pool,
+                                                    tmp_path):
+  pipeline = _pipeline(tmp_path / "run", lambda: pool)
+  copy = tmp_path / "copy"
+  for rounds in (1, 2):
+    _run(pipeline, rounds)
+    pipeline.copy_state(str(copy))
+  named = {os.path.basename(a.checkpoint) for a in pipeline.active}
+  assert set(os.listdir(copy / "learners")) == named  # Older ones removed.
+  resumed = _pipeline(copy, lambda: pool)  # Its carries found there.
+  _assert_same_run(_run(resumed, 3), reference, 3)
+
+
+def test_task_opponents_are_drawn_from_the_mixture(pool, tmp_path):
+  pipeline = _run(_pipeline(tmp_path, lambda: pool, plateau_gain=10.0,
+                            task_opponents=2), 4)
+  table = pipeline._levels_table()  # pylint: disable=protected-access
+  top = len(pipeline.active) - 1
+  full = pipeline._opponents(top, table)[1]  # pylint: disable=protected-access
+  task = pipeline._task(top, table)  # pylint: disable=protected-access
+  assert len(full) >= 3 and 1 <= np.count_nonzero(task.weights) <= 2
+  assert task.weights.sum() == pytest.approx(1)
+  again = pipeline._task(top, table)  # pylint: disable=protected-access
+  np.testing.assert_array_equal(again.weights, task.weights)  # Keyed draws.
 
 
 def _kill_a_new_worker_once_busy(done: threading.Event) -> None:
@@ -204,6 +255,9 @@ def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):
     ({"learners": 0}, "learners=0"),
     ({"meta_solver": "nash"}, "meta_solver='nash'"),
     ({"uniform_mix": 1.5}, "uniform_mix=1.5"),
+    ({"task_opponents": -1}, "task_opponents=-1"),
+    ({"entry_standard_error": -0.1}, "entry_standard_error=-0.1"),
+    ({"entry_batch": 0}, "entry_batch=0"),
 ])
 def test_bad_settings_are_refused_naming_the_value(changes, message):
   with pytest.raises(ValueError, match=message):

@@ -296,8 +296,10 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
 
 @pytest.mark.slow
 def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
-  flags = ("--game=barrage_stratego(ply_limit=30)", "--max_minutes=0.5",
-           "--chunk_steps=4", "--min_steps=4", "--plateau_gain=10",
+  # Rounds of 24 steps: every game (8 placements, 15 moves at most) ends
+  # within a round, so --max_episodes bounds the rounds, however slow.
+  flags = ("--game=barrage_stratego(ply_limit=30)", "--max_episodes=16",
+           "--chunk_steps=24", "--min_steps=4", "--plateau_gain=10",
            "--num_envs=4", "--hidden_sizes=4,4", "--games_per_entry=4",
            "--eval_games=2", "--bots=random,scout", "--workers=1",
            f"--output_dir={tmp_path}")
@@ -308,7 +310,7 @@ def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
   assert [r["population"] for r in measured] == list(range(2, rounds + 1))
   for name in ("best_responses.png", "win_rates.png", "population.npz"):
     assert (tmp_path / name).exists()
-  again = _run_example("stratego_p2sro", *flags[:1], "--max_minutes=1",
+  again = _run_example("stratego_p2sro", *flags[:1], "--max_episodes=40",
                        *flags[2:])
   assert again.count("round    1 ") == 1  # Replayed from the checkpoint.
   assert len(reporting.read_json_lines(str(tmp_path / "bots.jsonl"))) > len(

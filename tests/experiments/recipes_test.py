@@ -11,6 +11,7 @@ from open_spiel_ext.algorithms.hanabi import q_network
 from open_spiel_ext.algorithms.nxdo import driver
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import networks
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import versus
 from open_spiel_ext.experiments import capi_recipes
@@ -18,6 +19,7 @@ from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.experiments import references
+from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import batched_poker
 from open_spiel_ext.games.hanabi import engine as hanabi_engine
@@ -121,3 +123,23 @@ def test_belief_training_recipes_keep_the_replay_ratio():
   assert hanabi_recipes.belief_config(True, width=16).network.hidden == (16,)
   with pytest.raises(ValueError, match="device='tpu'"):
     hanabi_recipes.belief_config(True, device="tpu")
+
+
+def test_stratego_recipes_build_a_p2sro_run_of_stratego_learners():
+  game = pyspiel.load_game(stratego_recipes.GAME)
+  for device in stratego_recipes.P2SRO_DEVICES:
+    config = stratego_recipes.p2sro_config(device)
+    assert config.warm_start and config.entry_batch <= config.games_per_entry
+    # A GPU round plays as many games as a CPU round, in larger batches.
+    assert config.chunk_steps * config.num_envs == 256 * 128
+  assert stratego_recipes.p2sro_config(task_opponents=4).task_opponents == 4
+  learner_config = stratego_recipes.ppo_config(hidden_sizes=(4, 4))
+  policy = networks.build_policy(learner_config.network,
+                                 learner_config.hidden_sizes,
+                                 game.num_distinct_actions(),
+                                 learner_config.shared_trunk)
+  assert callable(policy.apply)
+  with pytest.raises(ValueError, match="device='tpu'"):
+    stratego_recipes.p2sro_config("tpu")
+  with pytest.raises(ValueError, match="task_opponents=-1"):
+    stratego_recipes.p2sro_config(task_opponents=-1)

@@ -24,10 +24,10 @@ def _members(count):
           for seed in range(count)]
 
 
-def _filled(exact, games_per_entry=20_000):
+def _filled(exact, games_per_entry=20_000, **options):
   population = population_lib.Population(
       KUHN, NETWORK.apply, batched_poker.kuhn_poker(auto_reset=True),
-      games_per_entry=games_per_entry, exact=exact)
+      games_per_entry=games_per_entry, exact=exact, **options)
   for params in _members(3):
     population.add(params)
   return population
@@ -64,6 +64,26 @@ def test_sampled_payoffs_agree_with_the_exact_ones():
   np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(40_000))
 
 
+def test_an_entry_counts_each_game_once_however_long():
+  """One batch of whole games: shorter games (folds) are not counted more
+  often than longer ones (showdowns), as they would be were the first
+  endings of restarting games counted."""
+  exact = _filled(exact=True).payoffs
+  sampled = _filled(exact=False, games_per_entry=20_000,
+                    entry_batch=20_000).payoffs
+  np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(20_000))
+
+
+def test_an_entry_stops_once_its_standard_error_is_small_enough():
+  exact = _filled(exact=True).payoffs
+  population = _filled(exact=False, games_per_entry=40_000, entry_batch=512,
+                       entry_standard_error=0.05)
+  # Three entries, each stopped well before 40,000 games (Kuhn's returns
+  # have a standard deviation of about 1.3 chips: a few batches suffice).
+  assert population.entry_games <= 3 * 10 * 512
+  np.testing.assert_allclose(population.payoffs, exact, atol=4 * 0.05 + 0.01)
+
+
 def test_sampled_entries_depend_on_the_pair_only():
   """A resumed run (its table restored, no key) samples the entries it adds
   as a run never stopped: each entry's games are keyed by the pair."""
@@ -86,5 +106,9 @@ def test_sampled_entries_depend_on_the_pair_only():
 def test_bad_settings_are_refused():
   with pytest.raises(ValueError, match="games_per_entry=0"):
     population_lib.Population(KUHN, NETWORK.apply, games_per_entry=0)
+  with pytest.raises(ValueError, match="entry_batch=1"):
+    population_lib.Population(KUHN, NETWORK.apply, entry_batch=1)
+  with pytest.raises(ValueError, match="entry_standard_error=-0.1"):
+    population_lib.Population(KUHN, NETWORK.apply, entry_standard_error=-0.1)
   with pytest.raises(ValueError, match="batched engine"):
     population_lib.Population(KUHN, NETWORK.apply, exact=False)
