@@ -150,6 +150,19 @@ def by_step(games: list[dict[str, list[float]]], bin_size: int
   return rows
 
 
+def overall(games: list[dict[str, list[float]]]) -> dict[str, Any]:
+  """Each belief's mean cross-entropy per card over every position of the
+  games ± standard error (what LBS's value against belief quality is
+  plotted on)."""
+  row = {"steps": "all"}
+  for name in BELIEFS:
+    values = [v for game in games for v in game[name]]
+    row[name] = float(np.mean(values))
+    row[f"{name}_se"] = reporting.standard_error(values)
+  row["positions"] = len(values)
+  return row
+
+
 def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
   fig, axis = reporting.plt.subplots(figsize=(7, 4.5))
   middle = [int(row["steps"].split("-")[0]) + _BIN.value / 2 for row in rows]
@@ -183,12 +196,13 @@ def main(argv: Sequence[str]) -> None:
       games[futures.index(future)] = future.result()
       print(f"{done} of {len(futures)} games scored", flush=True)
   rows = by_step(games, _BIN.value)
+  every = overall(games)
   print(f"Cross-entropy per card of player {_PLAYER.value}'s hand (nats), "
         f"{_GAMES.value} games of {_BLUEPRINT.value} on Hanabi "
         f"{_PRESET.value}")
   print("| steps | positions | " + " | ".join(BELIEFS) + " |")
   print("|---|---|" + "---|" * len(BELIEFS))
-  for row in rows:
+  for row in rows + [every]:
     print(f"| {row['steps']} | {row['positions']} | " + " | ".join(
         f"{row[name]:.3f} ± {row[name + '_se']:.3f}" for name in BELIEFS) +
           " |")
@@ -199,7 +213,7 @@ def main(argv: Sequence[str]) -> None:
     json.dump({"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
                "belief_model": model_path, "games": _GAMES.value,
                "seed": _SEED.value, "samples": _SAMPLES.value,
-               "rows": rows}, f, indent=1)
+               "rows": rows, "overall": every}, f, indent=1)
   plot(rows, os.path.join(_OUTPUT_DIR.value, f"{name}.png"),
        f"Beliefs over own hand: {_BLUEPRINT.value}, Hanabi {_PRESET.value}")
   print(f"wrote {name}.json and {name}.png to {_OUTPUT_DIR.value}")
