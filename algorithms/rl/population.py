@@ -120,6 +120,9 @@ class Population:
     self.members: list[Any] = []
     self._tables: list[np.ndarray] = []  # Exact mode: each member's policy.
     self.payoffs = np.zeros((0, 0))
+    # Each entry's standard error (0 where exact): how far a meta-solver
+    # may trust it.
+    self.standard_errors = np.zeros((0, 0))
 
   def __len__(self) -> int:
     return len(self.members)
@@ -131,17 +134,16 @@ class Population:
       self._tables.append(self._evaluator.policy_array(policy))
     self.members.append(params)
     size = len(self.members)
-    row = np.array([self._entry(size - 1, j) for j in range(size - 1)])
-    payoffs = np.zeros((size, size))
-    payoffs[:-1, :-1] = self.payoffs
-    payoffs[-1, :-1] = row
-    payoffs[:-1, -1] = -row
-    self.payoffs = payoffs
+    row, errors = np.array(
+        [self._entry(size - 1, j) for j in range(size - 1)]).reshape(-1, 2).T
+    self.payoffs = _grown(self.payoffs, row, -row)
+    self.standard_errors = _grown(self.standard_errors, errors, errors)
 
   def state(self) -> dict[str, Any]:
     """What `restore` needs (plain arrays, for a checkpoint)."""
     return {"members": jax.device_get(self.members),
             "tables": self._tables, "payoffs": self.payoffs,
+            "standard_errors": self.standard_errors,
             "entry_games": self.entry_games}
 
   def restore(self, state: dict[str, Any]) -> None:
@@ -149,6 +151,8 @@ class Population:
     self.members = list(state["members"])
     self._tables = list(state["tables"])
     self.payoffs = state["payoffs"]
+    self.standard_errors = state.get("standard_errors",
+                                     np.zeros_like(self.payoffs))
     self.entry_games = state.get("entry_games", 0)
 
   def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
@@ -198,8 +202,9 @@ class Population:
     return tree_policies.to_tabular(self._evaluator.sweeps.tree,
                                     self.mixture_table(weights, extra))
 
-  def _entry(self, i: int, j: int) -> float:
-    """Member i's payoff against member j, averaged over the seats."""
+  def _entry(self, i: int, j: int) -> tuple[float, float]:
+    """Member i's payoff against member j, averaged over the seats, and its
+    standard error (0 where exact)."""
     if self._evaluator is not None:
       sweeps = self._evaluator.sweeps
       player = sweeps.tree.infoset_player[:, None]
@@ -207,10 +212,10 @@ class Population:
           np.where(player == 0, self._tables[i], self._tables[j]))
       second = sweeps.expected_value(
           np.where(player == 0, self._tables[j], self._tables[i]))
-      return 0.5 * (first - second)
+      return 0.5 * (first - second), 0.0
     return self._sampled_entry(i, j)
 
-  def _sampled_entry(self, i: int, j: int) -> float:
+  def _sampled_entry(self, i: int, j: int) -> tuple[float, float]:
     """Member i's mean return against member j over whole games in batches
     of `entry_batch`, i in alternating seats, each sampling its softmax
     policy (or playing its action): the mean of the two seats' means, from
@@ -237,7 +242,18 @@ class Population:
                                        np.concatenate(seats))
       if error <= self.entry_standard_error:
         break
-    return mean
+    return mean, error
+
+
+def _grown(table: np.ndarray, row: np.ndarray,
+           column: np.ndarray) -> np.ndarray:
+  """`table` with a new last row and column (0 where they meet)."""
+  size = len(table) + 1
+  grown = np.zeros((size, size))
+  grown[:-1, :-1] = table
+  grown[-1, :-1] = row
+  grown[:-1, -1] = column
+  return grown
 
 
 def seat_averaged_mean(returns: np.ndarray,

@@ -82,6 +82,11 @@ def test_an_entry_stops_once_its_standard_error_is_small_enough():
   # have a standard deviation of about 1.3 chips: a few batches suffice).
   assert population.entry_games <= 3 * 10 * 512
   np.testing.assert_allclose(population.payoffs, exact, atol=4 * 0.05 + 0.01)
+  errors = population.standard_errors
+  off_diagonal = ~np.eye(3, dtype=bool)
+  assert (0 < errors[off_diagonal]).all() and (errors <= 0.05).all()
+  np.testing.assert_array_equal(errors, errors.T)
+  assert (_filled(exact=True).standard_errors == 0).all()
 
 
 def test_sampled_entries_depend_on_the_pair_only():
