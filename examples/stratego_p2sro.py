@@ -47,53 +47,40 @@ from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-_CPU = stratego_recipes.p2sro_config("cpu")
 _GAME = flags.DEFINE_string("game", stratego_recipes.GAME, "A Stratego game.")
 _DEVICE = flags.DEFINE_enum(
     "device", "cpu", list(stratego_recipes.P2SRO_DEVICES),
     "Whose P2SRO settings (`experiments/stratego_recipes.py`) the flags "
-    "below change.")
+    "given change.")
 _MAX_MINUTES = flags.DEFINE_float(
     "max_minutes", 240.0, "Stop once the rounds took this many minutes.")
 _MAX_EPISODES = flags.DEFINE_integer(
     "max_episodes", None, "Stop once the learners finished this many games.")
-_LEARNERS = flags.DEFINE_integer("learners", None, "Active P2SRO learners "
-                                 f"(cpu: {_CPU.learners}).")
-_CHUNK_STEPS = flags.DEFINE_integer(
-    "chunk_steps", None, "Batched steps per learner per round (cpu: "
-    f"{_CPU.chunk_steps}).")
-_MIN_STEPS = flags.DEFINE_integer(
-    "min_steps", None, "Batched steps before a learner can be fixed (cpu: "
-    f"{_CPU.min_steps}).")
-_PLATEAU_GAIN = flags.DEFINE_float(
-    "plateau_gain", None, "Mean-return gain per round below which a learner "
-    f"that trained --min_steps is fixed (cpu: {_CPU.plateau_gain}).")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", None, "Games each learner "
-                                 f"plays at once (cpu: {_CPU.num_envs}).")
+# P2SRO's settings: --device's (experiments/stratego_recipes.py), changed by
+# those of these flags a command line gives (their defaults: the CPU's).
+_P2SRO_FLAGS = cli.define_config_flags(stratego_recipes.p2sro_config("cpu"), {
+    "learners": "Active P2SRO learners.",
+    "chunk_steps": "Batched steps per learner per round.",
+    "min_steps": "Batched steps before a learner can be fixed.",
+    "plateau_gain": "Mean-return gain per round below which a learner that "
+                    "trained --min_steps is fixed.",
+    "num_envs": "Games each learner plays at once.",
+    "warm_start": "Each new learner starts from the newest learner's "
+                  "network and optimiser instead of a new network.",
+    "games_per_entry": "Games per payoff-table entry, at most.",
+    "entry_standard_error": "An entry stops once its standard error is at "
+                            "most this (0: it plays --games_per_entry "
+                            "games).",
+    "entry_batch": "Games an entry plays at once.",
+    "task_opponents": "Members a learner's round trains against, drawn from "
+                      "its mixture (0: the whole mixture, one member drawn "
+                      "per game)."})
 _HIDDEN_SIZES = flags.DEFINE_list(
     "hidden_sizes", [str(w) for w in stratego_recipes.HIDDEN_SIZES],
     "Widths of the networks' layers.")
 _LEARNING_RATE = flags.DEFINE_float("learning_rate",
                                     stratego_recipes.LEARNING_RATE,
                                     "PPO's Adam's.")
-_WARM_START = flags.DEFINE_bool(
-    "warm_start", None, "Each new learner starts from the newest learner's "
-    "network and optimiser instead of a new network (cpu: "
-    f"{_CPU.warm_start}).")
-_GAMES_PER_ENTRY = flags.DEFINE_integer(
-    "games_per_entry", None, "Games per payoff-table entry, at most (cpu: "
-    f"{_CPU.games_per_entry}).")
-_ENTRY_STANDARD_ERROR = flags.DEFINE_float(
-    "entry_standard_error", None, "An entry stops once its standard error "
-    "is at most this (0: it plays --games_per_entry games; cpu: "
-    f"{_CPU.entry_standard_error}).")
-_ENTRY_BATCH = flags.DEFINE_integer(
-    "entry_batch", None, f"Games an entry plays at once (cpu: "
-    f"{_CPU.entry_batch}).")
-_TASK_OPPONENTS = flags.DEFINE_integer(
-    "task_opponents", None, "Members a learner's round trains against, "
-    "drawn from its mixture (0: the whole mixture, one member drawn per "
-    f"game; cpu: {_CPU.task_opponents}).")
 _MIRROR_DIR = flags.DEFINE_string(
     "mirror_dir", None, "After every round, a copy of what resumes the run "
     "(population/) and of what it measured, there: for a machine whose "
@@ -117,18 +104,6 @@ def best_response_payoffs(payoffs: np.ndarray,
   how much each new policy beat the population it was trained against."""
   return [float(payoffs[k, :k] @ config.solve(payoffs[:k, :k]))
           for k in range(1, len(payoffs))]
-
-
-def _changes() -> dict[str, Any]:
-  """The P2SRO settings the flags set (the others: the device's)."""
-  values = {"learners": _LEARNERS, "chunk_steps": _CHUNK_STEPS,
-            "min_steps": _MIN_STEPS, "plateau_gain": _PLATEAU_GAIN,
-            "num_envs": _NUM_ENVS, "warm_start": _WARM_START,
-            "games_per_entry": _GAMES_PER_ENTRY,
-            "entry_standard_error": _ENTRY_STANDARD_ERROR,
-            "entry_batch": _ENTRY_BATCH, "task_opponents": _TASK_OPPONENTS}
-  return {name: flag.value for name, flag in values.items()
-          if flag.value is not None}
 
 
 def _finished(log: list[p2sro.LogEntry]) -> bool:
@@ -223,8 +198,8 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     learner_config = stratego_recipes.ppo_config(_HIDDEN_SIZES.value,
                                                  _LEARNING_RATE.value)
-    config = stratego_recipes.p2sro_config(_DEVICE.value, **_changes(),
-                                           seed=_SEED.value)
+    config = stratego_recipes.p2sro_config(
+        _DEVICE.value, **cli.given(_P2SRO_FLAGS), seed=_SEED.value)
     env = env_lib.StrategoEnv(game, relative_actions=True)
     for name in _BOTS.value:
       bots.bot(name)

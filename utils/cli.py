@@ -19,6 +19,10 @@ came from; `parse_flag(flag, value, parse)` does so for one parser, e.g.
 game strings that keeps the commas inside a game's parameters
 (`--games=kuhn_poker,loss_game(dims=16,bins=2)` is two games).
 
+`define_config_flags(config, helps)` defines a flag per field of a recipe's
+config (its value there the default) and `given(holders)` returns those a
+command line set, to change the recipe with.
+
 `define_executor_flags()` gives an example --executor, --workers and
 --ray_address; `executor_from_flags()` builds the executor they name
 (`utils/executors.py`).
@@ -30,7 +34,7 @@ import os
 import pathlib
 import signal
 import sys
-from typing import Any, Callable, Iterator, NoReturn, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, NoReturn, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -139,6 +143,26 @@ def define_game_list(name: str, default: list[str], help_text: str) -> Any:
   """A list flag of game strings (see the module docstring)."""
   return flags.DEFINE(_GameListParser(), name, default, help_text,
                       serializer=flags.CsvListSerializer(","))
+
+
+def define_config_flags(config: Any, helps: Mapping[str, str],
+                        flag_values: flags.FlagValues = flags.FLAGS
+                       ) -> dict[str, Any]:
+  """A flag for each field of the dataclass `config` that `helps` names,
+  typed and defaulting as the field's value there; `given` reads back the
+  ones a command line set, to change a recipe's config with."""
+  defines = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer,
+             float: flags.DEFINE_float, str: flags.DEFINE_string}
+  return {name: defines[type(getattr(config, name))](
+      name, getattr(config, name), help_text, flag_values=flag_values)
+          for name, help_text in helps.items()}
+
+
+def given(holders: Mapping[str, Any]) -> dict[str, Any]:
+  """The values of those of `holders` (flag holders by name) that the
+  command line set."""
+  return {name: holder.value for name, holder in holders.items()
+          if holder.present}
 
 
 def define_executor_flags(workers: int = 2) -> None:

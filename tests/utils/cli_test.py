@@ -10,9 +10,11 @@ import subprocess
 import sys
 
 from absl import app
+from absl import flags
 import pytest
 
 import open_spiel_ext
+from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.utils import cli
 
 
@@ -120,3 +122,16 @@ def test_a_solve_prints_no_backend_probe_and_exits_0():
   assert "solution: " in result.stdout
   assert "Unable to initialize backend" not in result.stderr
   assert "Traceback" not in result.stderr
+
+
+def test_config_flags_change_only_what_a_command_line_gives():
+  recipe = p2sro.Config(learners=2, plateau_gain=0.02, warm_start=True)
+  values = flags.FlagValues()
+  holders = cli.define_config_flags(recipe, {
+      "learners": "Learners.", "plateau_gain": "Gain.",
+      "warm_start": "Warm."}, values)
+  values(["program", "--plateau_gain=0.5", "--nowarm_start"])
+  assert cli.given(holders) == {"plateau_gain": 0.5, "warm_start": False}
+  assert values.learners == 2  # The recipe's value, not given.
+  with pytest.raises(flags.IllegalFlagValueError):
+    values(["program", "--learners=two"])
