@@ -41,9 +41,13 @@ weights), saves the carry under a new name and returns the learner's
 parameters and mean return. The driver fixes what plateaued, extends the
 payoff table and saves its own state (`state.pkl`) atomically; only then do
 the new carries count. The same command with the same directory resumes
-from `state.pkl`. A task whose worker died (its executor broken) is started
-again on a new executor from the carry it started from, so a run with a
-killed worker ends exactly as one never interrupted. The algorithm does not
+from `state.pkl` (`fork_from` starts a new run from another run's state under
+other method settings; `copy_state` keeps a copy a run resumes from). With
+`task_opponents`, a round's task trains against that many members drawn
+from its mixture rather than the whole mixture (a step then runs at most
+that many opponent networks). A task whose worker died (its executor
+broken) is started again on a new executor from the carry it started from,
+so a run with a killed worker ends exactly as one never interrupted. The algorithm does not
 know which executor runs its tasks.
 """
 
