@@ -40,9 +40,9 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
   """Jitted: `batch` games of one member against another, seats
   alternating, each game played to its end and counted once: (player's
   parameters, opponent's parameters and weights, key) -> [B] the player's
-  return and [B] its seat. Counting only each game's first episode keeps
-  long games in the mean (stopping at the first `batch` endings of
-  auto-reset games would count short games more often)."""
+  return, its seat in game b being b % 2. Counting only each game's first
+  episode keeps long games in the mean (stopping at the first `batch`
+  endings of auto-reset games would count short games more often)."""
   if (env, apply, batch) in _ENTRY_GAMES:
     return _ENTRY_GAMES[env, apply, batch]
   versus = versus_lib.VersusEnv(env, opponent)
@@ -67,9 +67,8 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
       return (state, key, ended | done,
               returns + jnp.where(ended, 0.0, reward))
 
-    returns = jax.lax.while_loop(going, move, (
+    return jax.lax.while_loop(going, move, (
         state, key, jnp.zeros(batch, bool), jnp.zeros(batch)))[3]
-    return returns, seat
 
   _ENTRY_GAMES[env, apply, batch] = jax.jit(games)
   return _ENTRY_GAMES[env, apply, batch]
@@ -230,16 +229,14 @@ class Population:
     # checkpoint keeps the table, not a key) samples the entries it adds
     # from the same games as a run never stopped.
     pair_key = jax.random.fold_in(jax.random.fold_in(self._key, i), j)
-    returns, seats = [], []
+    returns = []
     while len(returns) * batch < self.games_per_entry:
-      result, seat = jax.device_get(games(
+      returns.append(jax.device_get(games(
           player.params, opponent.params, jnp.asarray(opponent.weights),
-          jax.random.fold_in(pair_key, len(returns))))
-      returns.append(result)
-      seats.append(seat)
+          jax.random.fold_in(pair_key, len(returns)))))
       self.entry_games += batch
-      mean, error = seat_averaged_mean(np.concatenate(returns),
-                                       np.concatenate(seats))
+      seats = np.tile(np.arange(batch) % 2, len(returns))
+      mean, error = seat_averaged_mean(np.concatenate(returns), seats)
       if error <= self.entry_standard_error:
         break
     return mean, error
