@@ -56,12 +56,17 @@ cli.define_executor_flags(workers=1)
 
 def default_models(campaign_dir: str, preset: str,
                    blueprint_name: str) -> list[str]:
-  """The campaign's snapshots, oldest first, then the shipped model."""
+  """The campaign's snapshots, oldest first, then the shipped model unless
+  it is one of them (a campaign ships its snapshots byte for byte)."""
   snapshots = glob.glob(os.path.join(campaign_dir, blueprint_name,
                                      "snapshots", "belief_*min.npz"))
   minutes = lambda path: float(re.search(r"belief_([\d.]+)min", path)[1])
-  return sorted(snapshots, key=minutes) + [
-      shipped.belief_model_path(preset, blueprint_name)]
+  models = sorted(snapshots, key=minutes)
+  shipped_path = shipped.belief_model_path(preset, blueprint_name)
+  digests = {selfplay.belief_model_digest(path) for path in models}
+  if selfplay.belief_model_digest(shipped_path) not in digests:
+    models.append(shipped_path)
+  return models
 
 
 def model_label(path: str) -> str:
