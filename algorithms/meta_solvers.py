@@ -63,6 +63,35 @@ def projected_replicator_dynamics_solver(
   return tuple(np.asarray(s) / np.sum(s) for s in strategies)
 
 
+def redrawn_tables(payoffs: np.ndarray, standard_errors: np.ndarray,
+                   samples: int, seed: int = 0) -> np.ndarray:
+  """What a symmetric zero-sum table of sampled entries might have read had
+  its games been played again: `samples` tables [samples, n, n], each entry
+  above the diagonal drawn from a normal around it with its standard error,
+  the one below its negation, the diagonal 0. Solving them shows how much a
+  meta-Nash depends on the entries' sampling error.
+
+  Raises:
+    ValueError: the tables are not square and of one shape, an error is
+      negative, or `samples` < 1.
+  """
+  payoffs = np.asarray(payoffs, np.float64)
+  standard_errors = np.asarray(standard_errors, np.float64)
+  if (payoffs.ndim != 2 or payoffs.shape[0] != payoffs.shape[1] or
+      standard_errors.shape != payoffs.shape):
+    raise ValueError(f"payoffs {payoffs.shape} and standard_errors "
+                     f"{standard_errors.shape} must be one square shape")
+  if np.any(standard_errors < 0):
+    raise ValueError(f"standard errors must be >= 0, got "
+                     f"{standard_errors.min()}")
+  if samples < 1:
+    raise ValueError(f"samples must be >= 1, got samples={samples}")
+  noise = np.random.default_rng(seed).normal(
+      size=(samples,) + payoffs.shape) * standard_errors
+  upper = np.triu(payoffs + noise, k=1)
+  return upper - np.swapaxes(upper, 1, 2)
+
+
 META_SOLVERS: dict[str, MetaSolver] = {
     "lp": lp,
     "fictitious_play": fictitious_play,

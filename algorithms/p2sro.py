@@ -155,6 +155,9 @@ class LogEntry(NamedTuple):
   entry_time: float = 0.0
   checkpoint_time: float = 0.0
   entry_games: int = 0  # Games played for sampled entries so far.
+  # Games each learner of mean_returns finished this round (their means'
+  # precision: how far a round's gain can be noise).
+  task_episodes: tuple[int, ...] = ()
 
 
 class Task(NamedTuple):
@@ -216,6 +219,47 @@ def saved_run(directory: str) -> SavedRun:
                 if k.startswith("run_")}),
       {k[len("engine_"):]: v for k, v in record.items()
        if k.startswith("engine_")})
+
+
+class LearnerHistory(NamedTuple):
+  """One learner's rounds in a run's log, in order."""
+  rounds: list[int]
+  levels: list[int]  # Its level in each (0: the lowest, the next fixed).
+  mean_returns: list[float]
+  episodes: list[int]  # Its games of each round (none in older logs).
+  fixed_at: Optional[int]  # The round it joined the population, if any.
+
+
+def learner_histories(log: list[LogEntry],
+                      config: Config) -> list[LearnerHistory]:
+  """Every learner of a p2sro or psro run's `log`, in the order they
+  started: a round's returns are its levels' from the lowest up, and the
+  lowest `added` learners joined the population at its end.
+
+  Raises:
+    ValueError: another method, whose levels the log cannot tell apart.
+  """
+  if config.method not in ("p2sro", "psro"):
+    raise ValueError(f"learner histories need method p2sro or psro, got "
+                     f"method={config.method!r}")
+  histories: list[LearnerHistory] = []
+  active: list[int] = []  # Indices into histories, lowest level first.
+  for entry in log:
+    while len(active) < len(entry.mean_returns):
+      active.append(len(histories))
+      histories.append(LearnerHistory([], [], [], [], None))
+    for level, (index, mean_return) in enumerate(
+        zip(active, entry.mean_returns)):
+      history = histories[index]
+      history.rounds.append(entry.round)
+      history.levels.append(level)
+      history.mean_returns.append(mean_return)
+      if entry.task_episodes:
+        history.episodes.append(entry.task_episodes[level])
+    for index in active[:entry.added]:
+      histories[index] = histories[index]._replace(fixed_at=entry.round)
+    active = active[entry.added:]
+  return histories
 
 
 def engine(game: pyspiel.Game, config: Any = None, **options: Any) -> Any:
@@ -548,7 +592,8 @@ class Pipeline:
         self._wall_time, self._task_time,
         tuple(r.mean_return for r in results), self.exploitability(),
         self._entry_time, self._checkpoint_time,
-        self.population.entry_games))
+        self.population.entry_games,
+        tuple(trained.episodes for trained in results)))
     saving = time.perf_counter()
     self._save()
     self._checkpoint_time += time.perf_counter() - saving

@@ -96,6 +96,37 @@ def test_p2sro_fixes_only_its_lowest_level_and_gets_less_exploitable(
   assert rounds[-1].exploitability < 0.15 < rounds[0].exploitability
   assert rounds[-1].env_steps == (REFERENCE_ROUNDS * CONFIG.learners *
                                   CONFIG.chunk_steps * CONFIG.num_envs)
+  # Each learner's games of its round, which add up to the run's.
+  assert all(len(r.task_episodes) == len(r.mean_returns) == CONFIG.learners
+             and min(r.task_episodes) > 0 for r in rounds)
+  assert np.diff([0] + [r.episodes for r in rounds]).tolist() == [
+      sum(r.task_episodes) for r in rounds]
+
+
+def _first_plateau(history):
+  """The round P2SRO's rule fixes a learner with this history at."""
+  for i in range(1, len(history.rounds)):
+    if (history.levels[i] == 0 and
+        (i + 1) * CONFIG.chunk_steps >= CONFIG.min_steps and
+        history.mean_returns[i] - history.mean_returns[i - 1] <
+        CONFIG.plateau_gain):
+      return history.rounds[i]
+  return None
+
+
+def test_learner_histories_follow_each_learner_to_its_fixing(reference):
+  histories = p2sro.learner_histories(reference.log, CONFIG)
+  fixed = [h for h in histories if h.fixed_at is not None]
+  # The population's first member is a new network, no learner's.
+  assert len(fixed) == reference.log[-1].fixed - 1 >= 2
+  assert [_first_plateau(h) for h in histories] == [
+      h.fixed_at for h in histories]
+  assert sum(len(h.rounds) for h in histories) == (
+      REFERENCE_ROUNDS * CONFIG.learners)
+  assert sum(sum(h.episodes) for h in histories) == reference.log[-1].episodes
+  with pytest.raises(ValueError, match="method='dch'"):
+    p2sro.learner_histories(reference.log,
+                            dataclasses.replace(CONFIG, method="dch"))
 
 
 def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
