@@ -10,6 +10,15 @@ at. Every run resumes from its games.jsonl (a SPARTA run of the same
 settings copied into output_dir/SPARTA is reused). Prints a table and
 writes results.json and belief_value.png.
 
+Then it extrapolates, and says so: a straight line through the models'
+(cross-entropy, gain) points, weighted by their errors, gives the
+cross-entropy at which LBS would keep --target_share of SPARTA's gain; the
+campaign's own curve (its metrics.jsonl, held-out cross-entropy against
+training minutes, fit as a + b ln(minutes) from 30 minutes on) gives the
+CPU-minutes that would reach it. With --quality (the JSON of
+`lbs_belief_quality.py` on the same blueprint), the exact belief's
+cross-entropy on the same scale marks the floor no model can pass.
+
   python benchmarks/lbs_belief_value.py --preset=full --blueprint=rules \
       --games=30 --rollouts=1000 --output_dir=benchmark_results/belief_value
 """
@@ -22,6 +31,7 @@ from typing import Any, Sequence
 
 from absl import app
 from absl import flags
+import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import selfplay
@@ -48,6 +58,12 @@ _DEPTH = flags.DEFINE_integer("depth", 16, "LBS's rollout depth (moves).",
 _ROLLOUTS = flags.DEFINE_integer("rollouts", 1_000,
                                  "Rollouts per decision (both searches).")
 _BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
+_TARGET_SHARE = flags.DEFINE_float(
+    "target_share", 0.55, "The share of SPARTA's gain the extrapolation "
+    "aims at (the LBS paper's lowest).")
+_QUALITY = flags.DEFINE_string(
+    "quality", None, "lbs_belief_quality.py's JSON on this blueprint: "
+    "places the exact belief on the held-out scale.")
 _OUTPUT_DIR = flags.DEFINE_string(
     "output_dir", "benchmark_results/belief_value",
     "A run per model and SPARTA's, results.json, the PNG.")
@@ -110,6 +126,11 @@ def main(argv: Sequence[str]) -> None:
           f"{cell['seconds_per_game']:.1f}",
           f"{spartan['seconds_per_game'] / cell['seconds_per_game']:.1f}"])
   results["SPARTA"] = spartan
+  metrics_path = os.path.join(_CAMPAIGN_DIR.value, name, "metrics.jsonl")
+  with cli.user_input("quality"):
+    floor = exact_floor(_QUALITY.value, blueprint) if _QUALITY.value else None
+  results["extrapolation"] = extrapolation = extrapolate(
+      results, spartan, reporting.read_json_lines(metrics_path), floor)
   print(f"LBS-{_DEPTH.value} on {_GAMES.value} decks of Hanabi {preset} "
         f"({name}); SPARTA's paired gain {spartan['paired_gain']:+.2f} ± "
         f"{spartan['paired_gain_standard_error']:.2f}, "
@@ -117,26 +138,137 @@ def main(argv: Sequence[str]) -> None:
         reporting.markdown_table(
             ["belief model", "held-out CE", "LBS paired gain",
              "share of SPARTA's", "s / game", "times faster"], rows))
+  print(describe(extrapolation))
   with open(os.path.join(output_dir, "results.json"), "w") as f:
     json.dump(results, f, indent=1)
-  plot(results, spartan, os.path.join(output_dir, "belief_value.png"))
+  plot(results, spartan, reporting.read_json_lines(metrics_path),
+       os.path.join(output_dir, "belief_value.png"))
 
 
-def plot(results: dict[str, Any], spartan: dict[str, Any], path: str) -> None:
-  """LBS's paired gain against the model's cross-entropy, SPARTA's beside."""
-  fig, axis = reporting.plt.subplots(figsize=(6.5, 4.5))
-  cells = [cell for label, cell in results.items() if label != "SPARTA"]
+def exact_floor(quality_path: str, blueprint: Any) -> dict[str, float]:
+  """The exact belief's cross-entropy on the held-out scale: the quality
+  run's exact mean shifted by its learned model's gap between the two
+  scales (held-out games against the quality run's positions)."""
+  with open(quality_path, encoding="utf-8") as f:
+    quality = json.load(f)
+  overall = quality["overall"]
+  held_out = belief_model.held_out_cross_entropy(
+      belief_model.load(quality["belief_model"]), blueprint)
+  return {"exact": overall["exact"], "learned": overall["learned"],
+          "model_held_out": held_out,
+          "held_out_scale": overall["exact"] - overall["learned"] + held_out}
+
+
+def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
+                metrics: list[dict[str, Any]],
+                floor: Any) -> dict[str, Any]:
+  """Where the models' line crosses --target_share of SPARTA's gain, and
+  the campaign minutes its log-linear trend needs to get there (None
+  where a fit cannot say: fewer than two points, or no downward slope)."""
+  cells = [c for label, c in results.items() if label != "SPARTA"]
+  target = _TARGET_SHARE.value * spartan["paired_gain"]
+  out = {"target_share": _TARGET_SHARE.value, "target_gain": target,
+         "floor": floor, "line": None, "needed_cross_entropy": None,
+         "trend": None, "needed_minutes": None}
+  if len({c["cross_entropy"] for c in cells}) >= 2:
+    slope, intercept = np.polyfit(
+        [c["cross_entropy"] for c in cells], [c["paired_gain"] for c in cells],
+        1, w=[1 / max(c["paired_gain_standard_error"], 1e-9) for c in cells])
+    out["line"] = [float(slope), float(intercept)]
+    if slope < 0:
+      out["needed_cross_entropy"] = float((target - intercept) / slope)
+  trained = [(m["wall_time"] / 60, m["eval_cross_entropy"]) for m in metrics
+             if m.get("eval_cross_entropy") is not None and
+             m["wall_time"] >= 30 * 60]
+  if len(trained) >= 2:
+    minutes, cross_entropy = np.array(trained).T
+    rate, at_one_minute = np.polyfit(np.log(minutes), cross_entropy, 1)
+    out["trend"] = [float(at_one_minute), float(rate)]
+    out["trained_minutes"] = float(minutes[-1])
+    out["games_per_minute"] = metrics[-1]["games"] / minutes[-1]
+    if rate < 0 and out["needed_cross_entropy"] is not None:
+      out["needed_minutes"] = float(np.exp(
+          (out["needed_cross_entropy"] - at_one_minute) / rate))
+  return out
+
+
+def describe(extrapolation: dict[str, Any]) -> str:
+  """The extrapolation in words, as an extrapolation."""
+  e = extrapolation
+  lines = [f"Extrapolated, not measured: to keep {e['target_share']:.0%} of "
+           f"SPARTA's gain ({e['target_gain']:+.2f})"]
+  if e["needed_cross_entropy"] is None:
+    return lines[0] + ": the models' points give no falling line yet."
+  lines.append(f"LBS needs a held-out cross-entropy of about "
+               f"{e['needed_cross_entropy']:.3f} nats a card (a straight "
+               f"line through the models' points)")
+  if e["needed_minutes"] is not None:
+    lines.append(
+        f"the campaign's trend ({e['trend'][0]:.3f} "
+        f"{e['trend'][1]:+.3f} ln minutes) reaches it after about "
+        f"{e['needed_minutes']:,.0f} minutes of one core, "
+        f"{e['needed_minutes'] / e['trained_minutes']:.1f} times its "
+        f"{e['trained_minutes']:.0f} so far (about "
+        f"{e['needed_minutes'] * e['games_per_minute'] * 2 / 1e6:.1f} M "
+        f"sequences)")
+  if e["floor"] is not None:
+    floor = e["floor"]["held_out_scale"]
+    lines.append(f"the exact belief reads about {floor:.3f} on that scale, "
+                 f"the floor no model passes" + (
+                     " (so by this line no model gets there)"
+                     if e["needed_cross_entropy"] < floor else ""))
+  return ";\n  ".join(lines) + "."
+
+
+def plot(results: dict[str, Any], spartan: dict[str, Any],
+         metrics: list[dict[str, Any]], path: str) -> None:
+  """LBS's paired gain against the model's cross-entropy, SPARTA's beside;
+  the campaign's cross-entropy against minutes; both with the
+  extrapolation."""
+  extrapolation = results["extrapolation"]
+  fig, (axis, trend_axis) = reporting.plt.subplots(1, 2, figsize=(12, 4.5))
+  cells = [cell for label, cell in results.items()
+           if label not in ("SPARTA", "extrapolation")]
   axis.errorbar([c["cross_entropy"] for c in cells],
                 [c["paired_gain"] for c in cells],
                 [c["paired_gain_standard_error"] for c in cells],
                 marker="o", linestyle="", label=f"LBS-{_DEPTH.value}")
   axis.axhline(spartan["paired_gain"], color="C1", label="SPARTA")
   axis.axhline(0, color="grey", linewidth=0.8)
+  needed = extrapolation["needed_cross_entropy"]
+  if extrapolation["line"] is not None:
+    low = min([needed or np.inf] + [c["cross_entropy"] for c in cells])
+    xs = np.linspace(low, max(c["cross_entropy"] for c in cells), 50)
+    axis.plot(xs, np.polyval(extrapolation["line"], xs), "--", color="C0",
+              label="straight line (extrapolated)")
+  if extrapolation["floor"] is not None:
+    axis.axvline(extrapolation["floor"]["held_out_scale"], color="C2",
+                 linestyle=":", label="exact belief")
   axis.set_xlabel("belief model's held-out cross-entropy per card (nats)")
   axis.set_ylabel("paired gain over the blueprint (points)")
   axis.set_title(f"LBS against belief quality, Hanabi {_PRESET.value} "
                  f"({_BLUEPRINT.value}, {_GAMES.value} decks)")
   axis.legend()
+  trained = [(m["wall_time"] / 60, m["eval_cross_entropy"]) for m in metrics
+             if m.get("eval_cross_entropy") is not None]
+  if trained:
+    minutes, cross_entropy = np.array(trained).T
+    trend_axis.plot(minutes, cross_entropy, label="campaign (held out)")
+    if extrapolation["trend"] is not None:
+      end = max(minutes[-1], extrapolation["needed_minutes"] or 0)
+      xs = np.geomspace(30, end, 50)
+      trend_axis.plot(xs, extrapolation["trend"][0] +
+                      extrapolation["trend"][1] * np.log(xs), "--",
+                      label="log-linear trend (extrapolated)")
+    if needed is not None:
+      trend_axis.axhline(needed, color="C3", linestyle=":",
+                         label=f"needed for {_TARGET_SHARE.value:.0%} of "
+                               "SPARTA's gain")
+    trend_axis.set_xscale("log")
+    trend_axis.set_xlabel("training minutes (one CPU core)")
+    trend_axis.set_ylabel("held-out cross-entropy per card (nats)")
+    trend_axis.set_title("The campaign's belief model")
+    trend_axis.legend()
   reporting.save_figure(fig, path)
 
 
