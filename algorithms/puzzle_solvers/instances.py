@@ -38,6 +38,9 @@ class _Kind(NamedTuple):
   draw: Callable[[int, int, int], list[np.ndarray]]
   # (size, state) -> an optimal move sequence, or None out of reach.
   solve: Callable[[int, np.ndarray], Optional[list[int]]]
+  # (size, [B, D] states) -> [B] optimal lengths, or None where no solver
+  # does many states at once.
+  distances: Callable[[int, np.ndarray], Optional[np.ndarray]]
 
 
 def make_puzzle(name: str, size: int) -> single_player.Puzzle:
@@ -88,10 +91,19 @@ def _solve_lights_out(size: int, state: np.ndarray) -> list[int]:
   return [int(a) for a in np.flatnonzero(lights_out_gf2.solve(state, size))]
 
 
+def _rubiks_cube_distances(size: int,
+                           states: np.ndarray) -> Optional[np.ndarray]:
+  return cube_solvers.corner_distance(states) if size == 2 else None
+
+
 _KINDS = {
-    "sliding_puzzle": _Kind(_draw_sliding_puzzle, _solve_sliding_puzzle),
-    "rubiks_cube": _Kind(_draw_rubiks_cube, _solve_rubiks_cube),
-    "lights_out": _Kind(_draw_lights_out, _solve_lights_out),
+    "sliding_puzzle": _Kind(_draw_sliding_puzzle, _solve_sliding_puzzle,
+                            lambda size, states: None),
+    "rubiks_cube": _Kind(_draw_rubiks_cube, _solve_rubiks_cube,
+                         _rubiks_cube_distances),
+    "lights_out": _Kind(_draw_lights_out, _solve_lights_out,
+                        lambda size, states: lights_out_gf2.fewest_presses(
+                            states, size)),
 }
 PUZZLES = tuple(_KINDS)
 
@@ -112,6 +124,14 @@ def optimal_solution(name: str, size: int,
                      state: np.ndarray) -> Optional[list[int]]:
   """An optimal move sequence, or None where no exact solver is in reach."""
   return _kind(name).solve(size, state)
+
+
+def exact_distances(name: str, size: int,
+                    states: np.ndarray) -> Optional[np.ndarray]:
+  """[B] optimal lengths of [B, D] states at once (Lights Out over GF(2),
+  the 2×2×2 cube from its table), or None where no exact solver does many
+  states at once."""
+  return _kind(name).distances(size, np.asarray(states))
 
 
 def generate(name: str, size: int, count: int, seed: int,

@@ -60,6 +60,24 @@ def test_gf2_solves_1000_random_7x7_boards():
     assert not ((board + presses @ table) % 2).any()
 
 
+@pytest.mark.parametrize("size", [4, 5, 7])
+def test_fewest_presses_of_a_batch_are_each_boards_solution(size):
+  # 4x4 and 5x5 have null spaces (4 and 2 dimensions), 7x7 none.
+  boards = lights_out_gf2.random_reachable_boards(size, 200, seed=size)
+  np.testing.assert_array_equal(
+      lights_out_gf2.fewest_presses(boards, size),
+      [lights_out_gf2.solve(board, size).sum() for board in boards])
+
+
+def test_fewest_presses_refuses_a_board_that_cannot_be_turned_off():
+  boards = lights_out_gf2.random_reachable_boards(5, 3, seed=0)
+  boards[2, 0] ^= 1  # One light on its own: 5x5 cannot turn it off.
+  with pytest.raises(ValueError, match="board 2 of this 5x5"):
+    lights_out_gf2.fewest_presses(boards, 5)
+  with pytest.raises(ValueError, match=r"\[B, 25\]"):
+    lights_out_gf2.fewest_presses(boards[:, :24], 5)
+
+
 def _breadth_first_distances(size: int) -> dict[int, int]:
   """Fewest presses to the goal of every solvable board, boards as bitmasks."""
   masks = [int("".join(str(v) for v in row[::-1]), 2)

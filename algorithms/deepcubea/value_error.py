@@ -1,0 +1,77 @@
+"""How far a cost-to-go estimate is from the exact one, by true distance.
+
+Given states, their exact distances to the goal (from a puzzle's exact
+solver: `puzzle_solvers.instances.exact_distances`) and a cost-to-go J,
+`by_distance` gives for each true distance d: the mean J, its mean error
+J − d and root-mean-square error, and the share of states whose
+lowest-valued child (argmin over legal moves of J(child), as a greedy step
+and BWAS's ordering read it) is truly nearer the goal. A network that
+saturates shows as mean J flattening while d grows; one that no longer
+ranks children as well as a random move shows as a descent share falling
+towards that of a random move (also given).
+"""
+
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+
+from open_spiel_ext.algorithms.nn import masking
+
+# [B, D] states -> [B] values.
+Values = Callable[[np.ndarray], np.ndarray]
+
+
+class DistanceRow(NamedTuple):
+  """The estimate at one true distance."""
+  distance: int
+  states: int
+  mean_estimate: float
+  mean_error: float  # J − d.
+  rmse: float
+  descent: float  # Share whose lowest-valued child is nearer the goal.
+  random_descent: float  # The same for a uniformly random legal move.
+
+
+def by_distance(cost_to_go: Values, engine, states: np.ndarray,
+                exact: Values) -> list[DistanceRow]:
+  """A row per true distance among `states` (goals left out).
+
+  Args:
+    cost_to_go: the estimate, J(states).
+    engine: the puzzle's batched engine (`next_states`, `legal_mask`).
+    states: [B, D] states.
+    exact: their exact distances, a function of states (used on the states
+      and on their children).
+  """
+  states = np.asarray(states)
+  distances = np.asarray(exact(states))
+  keep = distances > 0
+  states, distances = states[keep], distances[keep]
+  children = np.asarray(engine.next_states(states))
+  batch, actions = children.shape[:2]
+  flat = children.reshape((batch * actions,) + children.shape[2:])
+  legal = np.asarray(engine.legal_mask(states))
+  child_distances = np.asarray(exact(flat)).reshape(batch, actions)
+  child_values = np.asarray(cost_to_go(flat)).reshape(batch, actions)
+  best = np.asarray(masking.masked_argmax(-child_values, legal))
+  descends = child_distances[np.arange(batch), best] < distances
+  nearer = ((child_distances < distances[:, None]) & legal).sum(axis=1)
+  random_descent = nearer / legal.sum(axis=1)
+  estimates = np.asarray(cost_to_go(states))
+  rows = []
+  for distance in np.unique(distances):
+    at = distances == distance
+    error = estimates[at] - distance
+    rows.append(DistanceRow(
+        int(distance), int(at.sum()), float(estimates[at].mean()),
+        float(error.mean()), float(np.sqrt((error**2).mean())),
+        float(descends[at].mean()), float(random_descent[at].mean())))
+  return rows
+
+
+def saturation(rows: list[DistanceRow],
+               tolerance: float = 1.0) -> Optional[int]:
+  """The first true distance whose mean estimate falls short of it by more
+  than `tolerance` (None if none does): how far the estimate reaches."""
+  short = [row.distance for row in rows if row.mean_error < -tolerance]
+  return min(short) if short else None

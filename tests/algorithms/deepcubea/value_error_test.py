@@ -1,0 +1,41 @@
+"""Value error by true distance, against the GF(2) solver on small Lights
+Out boards."""
+
+import numpy as np
+
+from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.deepcubea import value_error
+from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
+
+SIZE = 4  # A null space of dimension 4: the fewest presses is a minimum.
+ENGINE = puzzles.make_engine("lights_out", SIZE)
+BOARDS = lights_out_gf2.random_reachable_boards(SIZE, 300, seed=1)
+
+
+def _exact(states):
+  return instances.exact_distances("lights_out", SIZE, states)
+
+
+def test_the_exact_cost_to_go_has_no_error_and_always_descends():
+  rows = value_error.by_distance(_exact, ENGINE, BOARDS, _exact)
+  solved = [lights_out_gf2.solve(board, SIZE).sum() for board in BOARDS]
+  assert [row.distance for row in rows] == sorted(set(solved) - {0})
+  assert [row.states for row in rows] == [
+      solved.count(row.distance) for row in rows]
+  for row in rows:
+    assert row.mean_estimate == row.distance
+    assert row.rmse == 0.0 and row.descent == 1.0
+    assert 0.0 < row.random_descent <= 1.0
+  # Next to the goal few of the 16 presses descend (far from it, most do).
+  assert rows[0].random_descent < 0.5 < rows[-1].random_descent
+  assert value_error.saturation(rows) is None
+
+
+def test_a_flat_estimate_errs_by_the_distance_and_saturates_at_once():
+  flat = lambda states: np.full(len(states), 1.5)
+  rows = value_error.by_distance(flat, ENGINE, BOARDS, _exact)
+  for row in rows:
+    assert np.isclose(row.mean_error, 1.5 - row.distance)
+    assert np.isclose(row.rmse, abs(1.5 - row.distance))
+  assert value_error.saturation(rows) == 3  # 1.5 short of 3 by more than 1.
