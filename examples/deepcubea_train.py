@@ -33,6 +33,9 @@ _BATCH_SIZE = flags.DEFINE_integer("batch_size", 10_000, "States per iteration."
 _MAX_SCRAMBLE = flags.DEFINE_integer(
     "max_scramble", None, "K: training states are 1..K reverse moves from "
     "the goal (default: the puzzle's).")
+_SCRAMBLE = flags.DEFINE_enum(
+    "scramble", "walk", davi.SCRAMBLES, "walk: random reverse moves, "
+    "repeats allowed (DeepCubeA's); distinct: no move twice in a scramble.")
 _LOSS_THRESHOLD = flags.DEFINE_float(
     "loss_threshold", 0.05, "ε: the target network is updated only when the "
     "mean loss since the last check is below this.")
@@ -89,7 +92,8 @@ def main(argv: Sequence[str]) -> None:
       batch_norm=_BATCH_NORM.value, learning_rate=_LEARNING_RATE.value,
       lr_decay=_LR_DECAY.value, loss_threshold=_LOSS_THRESHOLD.value,
       check_every=_CHECK_EVERY.value,
-      generation_batches=_GENERATION_BATCHES.value, seed=_SEED.value)
+      generation_batches=_GENERATION_BATCHES.value,
+      scramble=_SCRAMBLE.value, seed=_SEED.value)
   run_config = davi.RunConfig(
       iterations=_ITERATIONS.value, output_dir=_OUTPUT_DIR.value,
       max_seconds=_MAX_SECONDS.value,

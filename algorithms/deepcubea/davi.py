@@ -41,6 +41,7 @@ from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.games.puzzles import single_player
 from open_spiel_ext.utils import checkpoints
 
+SCRAMBLES = ("walk", "distinct")
 CHECKPOINT = "checkpoint.pkl"
 MODEL = "model.npz"
 METRICS = "metrics.jsonl"
@@ -65,6 +66,11 @@ class Config:
     check_every: C, iterations between target-update checks.
     generation_batches: iterations whose states one scramble call draws
       (C must be a multiple of it).
+    scramble: "walk", DeepCubeA's: uniformly random legal reverse moves,
+      repeats allowed (on Lights Out, where presses commute and undo
+      themselves, K presses then lie fewer than K from the goal); or
+      "distinct": no move twice in one scramble (K at most the number of
+      moves; on Lights Out K presses then lie exactly K from the goal).
     seed: the run's random seed.
   """
   puzzle: str = "sliding_puzzle"
@@ -79,6 +85,7 @@ class Config:
   loss_threshold: float = 0.05
   check_every: int = 1000
   generation_batches: int = 1
+  scramble: str = "walk"
   seed: int = 0
 
   def validate(self) -> None:
@@ -97,6 +104,13 @@ class Config:
           f"check_every must be a multiple of generation_batches, got "
           f"check_every={self.check_every}, "
           f"generation_batches={self.generation_batches}")
+    if self.scramble not in SCRAMBLES:
+      raise ValueError(f"scramble must be one of {SCRAMBLES}, got "
+                       f"scramble={self.scramble!r}")
+    moves = puzzles.make_engine(self.puzzle, self.size).num_actions
+    if self.scramble == "distinct" and self.max_scramble > moves:
+      raise ValueError(f"scramble='distinct' takes each of the {moves} moves "
+                       f"once at most, got max_scramble={self.max_scramble}")
     if not 0 < self.lr_decay <= 1:
       raise ValueError(f"lr_decay must be in (0, 1], got "
                        f"lr_decay={self.lr_decay}")
@@ -134,8 +148,9 @@ def should_update_target(iteration: int, mean_loss: float, check_every: int,
 
 
 def scramble(engine: Any, key: jax.Array, depths: jax.Array,
-             max_depth: int) -> jax.Array:
-  """States `depths[i]` uniformly random reverse moves from the goal.
+             max_depth: int, distinct: bool = False) -> jax.Array:
+  """States `depths[i]` uniformly random reverse moves from the goal (with
+  `distinct`, no move twice in one walk).
 
   A reverse move that leaves the state unchanged (off the tray, a blocked
   pull) is not taken.
@@ -146,8 +161,25 @@ def scramble(engine: Any, key: jax.Array, depths: jax.Array,
     children = engine.prev_states(states)
     return children, jnp.any(children != states[:, None], axis=-1)
 
-  return single_player.random_walk(key, start, max_depth, reverse_moves,
-                                   depths)
+  if not distinct:
+    return single_player.random_walk(key, start, max_depth, reverse_moves,
+                                     depths)
+
+  def move(i, carry):
+    states, used = carry
+    children, legal = reverse_moves(states)
+    legal &= ~used
+    noise = jax.random.uniform(jax.random.fold_in(key, i), legal.shape)
+    actions = jnp.argmax(jnp.where(legal, noise, -1.0), axis=1)
+    moving = (i < depths) & jnp.any(legal, axis=1)
+    states = jnp.where(moving[:, None],
+                       single_player.chosen_children(children, actions),
+                       states)
+    return states, used | (moving[:, None] & jax.nn.one_hot(
+        actions, legal.shape[1], dtype=bool))
+
+  used = jnp.zeros((depths.shape[0], engine.num_actions), bool)
+  return jax.lax.fori_loop(0, max_depth, move, (start, used))[0]
 
 
 class Davi:
@@ -171,7 +203,8 @@ class Davi:
     depth_key, walk_key = jax.random.split(key)
     k = self.config.max_scramble
     depths = jax.random.randint(depth_key, (batch,), 1, k + 1)
-    return scramble(self.engine, walk_key, depths, k)
+    return scramble(self.engine, walk_key, depths, k,
+                    self.config.scramble == "distinct")
 
   def keys(self) -> tuple[jax.Array, jax.Array, jax.Array]:
     """The run's keys for initialisation, training and evaluation.
@@ -278,7 +311,8 @@ class Davi:
     """Greedy solve rate and mean J of `per_depth` states at each depth."""
     k = self.config.max_scramble
     depth_of = jnp.repeat(jnp.asarray(depths), per_depth)
-    states = scramble(self.engine, key, depth_of, k)
+    states = scramble(self.engine, key, depth_of, k,
+                      self.config.scramble == "distinct")
     solved = self._greedy_solved(params, net_state, states, greedy_steps(k))
     values = self._cost_to_go(params, net_state, states)
     return (solved.reshape(len(depths), per_depth).mean(axis=1),

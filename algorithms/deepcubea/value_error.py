@@ -19,6 +19,7 @@ from open_spiel_ext.algorithms.nn import masking
 
 # [B, D] states -> [B] values.
 Values = Callable[[np.ndarray], np.ndarray]
+CHUNK = 32_768  # States valued at once (a network's activations fit).
 
 
 class DistanceRow(NamedTuple):
@@ -52,12 +53,12 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
   flat = children.reshape((batch * actions,) + children.shape[2:])
   legal = np.asarray(engine.legal_mask(states))
   child_distances = np.asarray(exact(flat)).reshape(batch, actions)
-  child_values = np.asarray(cost_to_go(flat)).reshape(batch, actions)
+  child_values = _in_chunks(cost_to_go, flat).reshape(batch, actions)
   best = np.asarray(masking.masked_argmax(-child_values, legal))
   descends = child_distances[np.arange(batch), best] < distances
   nearer = ((child_distances < distances[:, None]) & legal).sum(axis=1)
   random_descent = nearer / legal.sum(axis=1)
-  estimates = np.asarray(cost_to_go(states))
+  estimates = _in_chunks(cost_to_go, states)
   rows = []
   for distance in np.unique(distances):
     at = distances == distance
@@ -67,6 +68,11 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
         float(error.mean()), float(np.sqrt((error**2).mean())),
         float(descends[at].mean()), float(random_descent[at].mean())))
   return rows
+
+
+def _in_chunks(values: Values, states: np.ndarray) -> np.ndarray:
+  return np.concatenate([np.asarray(values(states[i:i + CHUNK]))
+                         for i in range(0, len(states), CHUNK)])
 
 
 def saturation(rows: list[DistanceRow],

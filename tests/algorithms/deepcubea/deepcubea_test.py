@@ -13,6 +13,7 @@ from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
+from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
@@ -190,12 +191,28 @@ def test_shipped_fifteen_puzzle_model_solves_a_scramble():
   assert len(solution.actions) <= optimal + 2
 
 
+def test_distinct_scrambles_of_lights_out_lie_exactly_their_depth_away():
+  engine = puzzles.make_engine("lights_out", 7)
+  depths = jnp.arange(1, 50)
+  exact = lambda states: instances.exact_distances("lights_out", 7,
+                                                   np.asarray(states))
+  distinct = davi.scramble(engine, jax.random.PRNGKey(0), depths, 49,
+                           distinct=True)
+  np.testing.assert_array_equal(exact(distinct), depths)
+  # Presses drawn with repeats cancel in pairs: never farther than their
+  # number, and on 49 buttons mostly nearer.
+  walked = exact(davi.scramble(engine, jax.random.PRNGKey(0), depths, 49))
+  assert np.all(walked <= depths) and np.mean(walked < depths) > 0.5
+
+
 @pytest.mark.parametrize("changes,bad", [
     ({"batch_size": 0}, "batch_size=0"),
     ({"check_every": 6, "generation_batches": 4}, "generation_batches=4"),
     ({"lr_decay": 1.5}, "lr_decay=1.5"),
     ({"size": 9}, "size=9"),
     ({"puzzle": "sokoban"}, "puzzle='sokoban'"),
+    ({"scramble": "shuffle"}, "scramble='shuffle'"),
+    ({"scramble": "distinct", "max_scramble": 13}, "max_scramble=13"),
 ])
 def test_bad_configurations_are_named(changes, bad):
   with pytest.raises(ValueError, match=bad):
