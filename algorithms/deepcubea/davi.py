@@ -24,6 +24,7 @@ network as a model file that `CostToGo.load` reads.
 import dataclasses
 import math
 import os
+import shutil
 import time
 from typing import Any, Callable, Optional
 
@@ -346,6 +347,9 @@ class RunConfig:
     model_dtype: precision of the exported model's weights.
     init_model: a model.npz whose network starts a fresh run (fine-tuning:
       its weights become θ and the target, Adam starts afresh).
+    mirror_dir: if set, each checkpoint also exports the model and copies
+      it with the metrics and plot there (for a machine whose disk goes
+      away with it: the model is what a later run starts from).
   """
   iterations: int
   output_dir: str
@@ -357,6 +361,7 @@ class RunConfig:
   eval_states: int = 100
   model_dtype: str = "float32"
   init_model: str = ""
+  mirror_dir: str = ""
 
 
 @dataclasses.dataclass
@@ -463,6 +468,8 @@ def train(config: Config, run_config: RunConfig,
     progress.window_losses = _as_floats(window).tolist()
     progress.seconds = seconds_before + elapsed()
     save_checkpoint(checkpoint_path, config, train_state, progress)
+    if run_config.mirror_dir:
+      _export_and_mirror(config, train_state, progress, run_config)
 
   step = config.generation_batches
   while progress.iteration < run_config.iterations and (
@@ -493,20 +500,40 @@ def train(config: Config, run_config: RunConfig,
     if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
       checkpoint()
       last_checkpoint = time.perf_counter()
-  checkpoint()
   metrics.close()
+  checkpoint()
+  _export(config, train_state, progress, run_config)
+  log(f"stopped at iteration {progress.iteration} after "
+      f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "
+      f"{METRICS} and {PLOT} to {run_config.output_dir}")
+  return train_state, progress
+
+
+def _export(config: Config, train_state: training.TrainState,
+            progress: LogEntry, run_config: RunConfig) -> None:
+  """Writes the model and the training plot into the run's folder."""
   info = {"iterations": progress.iteration,
           "target_updates": progress.target_updates,
           "training_seconds": round(progress.seconds, 1),
           "hardware": jax.devices()[0].device_kind}
   export_model(os.path.join(run_config.output_dir, MODEL), config, train_state,
                info, run_config.model_dtype)
-  log(f"stopped at iteration {progress.iteration} after "
-      f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "
-      f"{METRICS} and {PLOT} to {run_config.output_dir}")
   plot_training(os.path.join(run_config.output_dir, METRICS),
                 os.path.join(run_config.output_dir, PLOT), config)
-  return train_state, progress
+
+
+def _export_and_mirror(config: Config, train_state: training.TrainState,
+                       progress: LogEntry, run_config: RunConfig) -> None:
+  """Exports the model and copies it, the metrics and the plot into
+  `run_config.mirror_dir`, each file replaced whole."""
+  _export(config, train_state, progress, run_config)
+  os.makedirs(run_config.mirror_dir, exist_ok=True)
+  for name in (MODEL, METRICS, PLOT):
+    source = os.path.join(run_config.output_dir, name)
+    if os.path.exists(source):
+      partial = os.path.join(run_config.mirror_dir, name + ".partial")
+      shutil.copyfile(source, partial)
+      os.replace(partial, os.path.join(run_config.mirror_dir, name))
 
 
 def _as_floats(losses: list[Any]) -> np.ndarray:
