@@ -19,7 +19,13 @@ Parts (--parts):
   of: `value_error.saturation`; the distances from 1 up at which its best
   child descends at least RANKING_MARGIN more often than a random move).
   Each run resumes from its checkpoint, so the same command finishes an
-  interrupted comparison.
+  interrupted comparison;
+- supervised: the same networks (--variants' network settings) fit to the
+  exact cost-to-go itself, on distinct-move scrambles of every depth
+  labelled by the exact solver, for --minutes each (no Bellman targets, so
+  no children to value: many more states a minute), measured the same way:
+  whether the network can learn the function at all, the ceiling DAVI's
+  bootstrapping works under. These short runs start afresh when rerun.
 
 The measured states: walks and distinct-move scrambles of every depth up to
 the puzzle's K (or its number of moves), --per_depth of each, and --per_depth
@@ -34,6 +40,7 @@ Prints the tables, writes deepcubea_diagnosis.json and a PNG.
 import dataclasses
 import json
 import os
+import time
 from typing import Any, Sequence
 
 from absl import app
@@ -50,7 +57,7 @@ from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-PARTS = ("scrambles", "model", "training")
+PARTS = ("scrambles", "model", "training", "supervised")
 RANKING_MARGIN = 0.2  # Over a random move's share of descents.
 # Changes to the shipped model's settings (`puzzles.DEFAULTS`, the flags of
 # the shipped runs: docs/puzzles.md) that each training variant makes.
@@ -184,14 +191,51 @@ def train_variant(name: str, states: np.ndarray) -> list[dict[str, Any]]:
   return stages
 
 
+def supervised_variant(name: str, states: np.ndarray) -> list[dict[str, Any]]:
+  """The variant's network fit to exact distances, measured each stage."""
+  config = dataclasses.replace(base_config(), **VARIANTS[name])
+  trainer = davi.Davi(config)
+  engine = trainer.engine
+  train_state = trainer.init()
+  key = jax.random.PRNGKey(config.seed)
+  top = engine.num_actions
+  stages, iteration, seconds = [], 0, 0.0
+  stage_seconds = _STAGE_MINUTES.value * 60
+  total = int(round(_MINUTES.value / _STAGE_MINUTES.value))
+
+  @jax.jit
+  def draw(batch_key):
+    depths = jax.random.randint(batch_key, (config.batch_size,), 1, top + 1)
+    return davi.scramble(engine, batch_key, depths, top, distinct=True)
+
+  for stage in range(1, total + 1):
+    started = time.perf_counter()
+    while seconds + time.perf_counter() - started < stage * stage_seconds:
+      batch = draw(jax.random.fold_in(key, iteration))
+      targets = _exact(batch).astype(np.float32)
+      train_state, _ = trainer.regress(train_state, batch, targets)
+      iteration += 1
+    seconds += time.perf_counter() - started
+    model = davi.CostToGo(config, train_state.params, train_state.net_state)
+    rows = model_rows(model, states)
+    stages.append({"stage": stage, "minutes": seconds / 60,
+                   "iterations": iteration, "target_updates": 0,
+                   "rows": rows, **summary(rows)})
+    print(f"supervised: {name}, {seconds / 60:.1f} min, {iteration} "
+          f"iterations, reaches {stages[-1]['saturation']}, ranks children "
+          f"to {stages[-1]['ranks_children_to']}", flush=True)
+  return stages
+
+
 def _seconds(stages: list[dict[str, Any]]) -> float:
   return stages[-1]["minutes"] * 60 if stages else 0.0
 
 
 def plot(results: dict[str, Any], path: str) -> None:
-  panels = [p for p in PARTS if p in results]
-  if "training" in results:
-    panels.append("training_end")
+  panels = [p for p in ("scrambles", "model") if p in results]
+  for part in ("training", "supervised"):
+    if part in results:
+      panels += [(part, "reach"), (part, "end")]
   fig, axes = reporting.plt.subplots(1, len(panels),
                                      figsize=(5.5 * len(panels), 4.3),
                                      squeeze=False)
@@ -207,26 +251,26 @@ def plot(results: dict[str, Any], path: str) -> None:
     elif name == "model":
       _plot_rows(axis, results["model"]["rows"], "the model")
       axis.set_title("The model's estimate by true distance")
-    elif name == "training":
-      for variant, stages in results["training"].items():
+    elif name[1] == "reach":
+      for variant, stages in results[name[0]].items():
         axis.plot([s["minutes"] for s in stages],
                   [s["ranks_children_to"] for s in stages], marker="o",
                   label=variant)
       axis.set_xlabel("training minutes (this machine)")
       axis.set_ylabel("farthest distance ranked better than random")
-      axis.set_title("How far the estimate reaches")
+      axis.set_title(f"{name[0]}: how far the estimate reaches")
     else:
-      for variant, stages in results["training"].items():
+      for variant, stages in results[name[0]].items():
         rows = stages[-1]["rows"]
         axis.plot([r["distance"] for r in rows],
                   [r["mean_estimate"] for r in rows], label=variant)
-      top = max(r["distance"] for s in results["training"].values()
+      top = max(r["distance"] for s in results[name[0]].values()
                 for r in s[-1]["rows"])
       axis.plot([0, top], [0, top], color="grey", linestyle=":",
                 label="exact")
       axis.set_xlabel("true distance")
       axis.set_ylabel("mean estimate")
-      axis.set_title("Each variant's estimate at the end")
+      axis.set_title(f"{name[0]}: each variant's estimate at the end")
     axis.grid(True, alpha=0.3)
     axis.legend(fontsize=8)
   reporting.save_figure(fig, path)
@@ -275,15 +319,15 @@ def _print(results: dict[str, Any]) -> None:
                 f"{r['mean_error']:+.2f}", f"{r['rmse']:.2f}",
                 f"{r['descent']:.2f}", f"{r['random_descent']:.2f}"]
                for r in results["model"]["rows"]]))
-  if "training" in results:
-    print("training:\n" + reporting.markdown_table(
-        ["variant", "minutes", "iterations", "target updates",
-         "reaches (saturation)", "ranks children to", "max mean J"],
-        [[variant, f"{s['minutes']:.1f}", s["iterations"],
-          s["target_updates"], s["saturation"], s["ranks_children_to"],
-          f"{s['max_estimate']:.1f}"]
-         for variant, stages in results["training"].items()
-         for s in stages]))
+  for part in ("training", "supervised"):
+    if part in results:
+      print(f"{part}:\n" + reporting.markdown_table(
+          ["variant", "minutes", "iterations", "target updates",
+           "reaches (saturation)", "ranks children to", "max mean J"],
+          [[variant, f"{s['minutes']:.1f}", s["iterations"],
+            s["target_updates"], s["saturation"], s["ranks_children_to"],
+            f"{s['max_estimate']:.1f}"]
+           for variant, stages in results[part].items() for s in stages]))
 
 
 def main(argv: Sequence[str]) -> None:
@@ -308,7 +352,8 @@ def main(argv: Sequence[str]) -> None:
   if "scrambles" in parts:
     results["scrambles"] = scrambles(_MAX_SCRAMBLE.value or
                                      base_config().max_scramble)
-  states = measured_states() if {"model", "training"} & set(parts) else None
+  states = (measured_states()
+            if {"model", "training", "supervised"} & set(parts) else None)
   if "model" in parts:
     with cli.user_input("model"):
       model = (davi.CostToGo.load(_MODEL.value) if _MODEL.value else
@@ -319,6 +364,9 @@ def main(argv: Sequence[str]) -> None:
   if "training" in parts:
     results["training"] = {name: train_variant(name, states)
                            for name in _VARIANTS.value}
+  if "supervised" in parts:
+    results["supervised"] = {name: supervised_variant(name, states)
+                             for name in _VARIANTS.value}
   _print(results)
   name = f"deepcubea_diagnosis_{_PUZZLE.value}_{_SIZE.value}"
   with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
