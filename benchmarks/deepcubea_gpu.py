@@ -3,7 +3,8 @@ step that ships its model if it beats the shipped one.
 
 Training (the default): DAVI on --puzzle from --init_model (default: the
 shipped model; a model an earlier call brought back continues the run), with
-the shipped model's settings at --batch_size (others by the flags), for
+the model's settings at --batch_size (others by the flags; --hidden_sizes
+or --num_blocks start a new network of that size instead), for
 --minutes of wall time, in --run_dir; every --checkpoint_minutes it exports
 the model and copies it with the metrics and the training plot into
 --output_dir (model.npz, at --model_dtype, a few MiB; the checkpoint with
@@ -59,6 +60,13 @@ _LOSS_THRESHOLD = flags.DEFINE_float(
     "loss_threshold", None, "ε (default: the model's).")
 _CHECK_EVERY = flags.DEFINE_integer("check_every", None,
                                     "C (default: the model's).")
+_HIDDEN_SIZES = flags.DEFINE_list(
+    "hidden_sizes", None, "Another network's dense layers (default: the "
+    "model's): a new network then starts from scratch with the model's "
+    "other settings (DeepCubeA's paper: 5000,1000).")
+_NUM_BLOCKS = flags.DEFINE_integer(
+    "num_blocks", None, "Another network's residual blocks (default: the "
+    "model's; likewise a new network).")
 _MODEL_DTYPE = flags.DEFINE_enum("model_dtype", "float16",
                                  ["float16", "float32"],
                                  "Precision of the exported weights.")
@@ -122,24 +130,37 @@ def training_config(init_model: str) -> davi.Config:
     changes["loss_threshold"] = _LOSS_THRESHOLD.value
   if _CHECK_EVERY.value is not None:
     changes["check_every"] = _CHECK_EVERY.value
+  if _HIDDEN_SIZES.value is not None:
+    changes["hidden_sizes"] = tuple(int(w) for w in _HIDDEN_SIZES.value)
+  if _NUM_BLOCKS.value is not None:
+    changes["num_blocks"] = _NUM_BLOCKS.value
   config = dataclasses.replace(davi.CostToGo.load(init_model).config,
                                **changes)
   config.validate()
   return config
 
 
+def is_new_network(config: davi.Config, init_model: str) -> bool:
+  """Whether `config`'s network is not the model's (it starts afresh)."""
+  model = davi.CostToGo.load(init_model).config
+  return (config.hidden_sizes, config.num_blocks) != (model.hidden_sizes,
+                                                      model.num_blocks)
+
+
 def train(config: davi.Config, init_model: str) -> None:
-  """Continues training for --minutes, mirroring the model into the
-  output folder."""
-  print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)} from "
-        f"{init_model}, {jax.devices()[0].device_kind}: {config}", flush=True)
+  """Continues training (or starts a new network) for --minutes,
+  mirroring the model into the output folder."""
+  fresh = is_new_network(config, init_model)
+  print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)} "
+        f"{'from a new network' if fresh else 'from ' + init_model}, "
+        f"{jax.devices()[0].device_kind}: {config}", flush=True)
   started = time.perf_counter()
   davi.train(config, davi.RunConfig(
       iterations=10**12, output_dir=_RUN_DIR.value,
       max_seconds=_MINUTES.value * 60,
       checkpoint_seconds=_CHECKPOINT_MINUTES.value * 60,
       log_every=100, eval_every=0, model_dtype=_MODEL_DTYPE.value,
-      init_model=init_model, mirror_dir=_OUTPUT_DIR.value),
+      init_model="" if fresh else init_model, mirror_dir=_OUTPUT_DIR.value),
              log=lambda line: print(line, flush=True))
   print(f"trained for {(time.perf_counter() - started) / 60:.1f} minutes",
         flush=True)
