@@ -68,8 +68,8 @@ VARIANTS = {
     "paper_threshold": {"loss_threshold": 0.05, "check_every": 500},
     "wide": {"hidden_sizes": (3000, 600)},
 }
-_PARTS = flags.DEFINE_list("parts", ["scrambles", "model"],
-                           f"Of {', '.join(PARTS)}.")
+_PARTS = cli.define_choice_list("parts", PARTS, ["scrambles", "model"],
+                                "What to measure.")
 _PUZZLE = flags.DEFINE_enum("puzzle", "lights_out", puzzles.PUZZLES,
                             "A puzzle with an exact solver of many states.")
 _SIZE = flags.DEFINE_integer("size", 7, "The puzzle's size parameter.")
@@ -77,8 +77,9 @@ _MODEL = flags.DEFINE_string("model", None, "model: a model file (default: "
                              "the shipped one).")
 _MAX_SCRAMBLE = flags.DEFINE_integer(
     "max_scramble", None, "scrambles: K (default: the shipped model's).")
-_VARIANTS = flags.DEFINE_list("variants", list(VARIANTS),
-                              f"training: of {', '.join(VARIANTS)}.")
+_VARIANTS = cli.define_choice_list(
+    "variants", list(VARIANTS), list(VARIANTS),
+    "training, supervised: the settings compared.")
 _MINUTES = flags.DEFINE_float("minutes", 20.0,
                               "training: minutes of each variant.")
 _STAGE_MINUTES = flags.DEFINE_float("stage_minutes", 5.0,
@@ -335,14 +336,6 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   parts = _PARTS.value
   with cli.user_input():
-    unknown = set(parts) - set(PARTS)
-    if unknown:
-      raise ValueError(f"unknown parts {sorted(unknown)}; the parts are "
-                       f"{', '.join(PARTS)}")
-    unknown = set(_VARIANTS.value) - set(VARIANTS)
-    if unknown:
-      raise ValueError(f"unknown variants {sorted(unknown)}; the variants "
-                       f"are {', '.join(VARIANTS)}")
     for name in _VARIANTS.value:
       dataclasses.replace(base_config(), **VARIANTS[name]).validate()
     _exact(np.asarray(puzzles.make_engine(_PUZZLE.value,

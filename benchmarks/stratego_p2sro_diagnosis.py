@@ -57,8 +57,8 @@ from open_spiel_ext.utils import reporting
 PARTS = ("plateau", "hold", "precision", "members")
 # A rule that never fires: no learner trains this many steps.
 NEVER = 10**12
-_PARTS = flags.DEFINE_list("parts", ["plateau", "precision"],
-                           f"Of {', '.join(PARTS)}.")
+_PARTS = cli.define_choice_list("parts", PARTS, ["plateau", "precision"],
+                                "What to measure.")
 _RUN_DIR = flags.DEFINE_string("run_dir", None,
                                "A stratego_p2sro run's population/ folder.")
 _ROUNDS = flags.DEFINE_integer("rounds", 8, "hold: rounds of the fork.",
@@ -322,11 +322,6 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   parts = _PARTS.value
-  with cli.user_input("parts"):
-    unknown = set(parts) - set(PARTS)
-    if unknown:
-      raise ValueError(f"unknown parts {sorted(unknown)}; the parts are "
-                       f"{', '.join(PARTS)}")
   with cli.user_input("run_dir"):
     if not _RUN_DIR.value:
       raise ValueError("--run_dir is required: a stratego_p2sro run's "

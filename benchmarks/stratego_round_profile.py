@@ -44,7 +44,7 @@ from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 PARTS = ("mixture", "rounds", "history")
-_PARTS = flags.DEFINE_list("parts", ["mixture"], f"Of {', '.join(PARTS)}.")
+_PARTS = cli.define_choice_list("parts", PARTS, ["mixture"], "What to measure.")
 _GAME = flags.DEFINE_string("game", stratego_recipes.GAME, "A Stratego game.")
 _MIXTURE_SIZES = flags.DEFINE_list("mixture_sizes", ["1", "2", "4", "8", "16"],
                                    "Members of the mixtures timed.")
@@ -200,10 +200,6 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   parts = _PARTS.value
   with cli.user_input("parts"):
-    unknown = set(parts) - set(PARTS)
-    if unknown:
-      raise ValueError(f"unknown parts {sorted(unknown)}; the parts are "
-                       f"{', '.join(PARTS)}")
     if {"rounds", "history"} & set(parts) and not _RUN_DIR.value:
       raise ValueError("rounds and history need --run_dir")
   results = {}

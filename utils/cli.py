@@ -145,6 +145,34 @@ def define_game_list(name: str, default: list[str], help_text: str) -> Any:
                       serializer=flags.CsvListSerializer(","))
 
 
+class _ChoiceListParser(flags.ListParser):
+  """absl's list parser, refusing items outside `choices` by name."""
+
+  def __init__(self, choices: Sequence[str]):
+    super().__init__()
+    self.choices = tuple(choices)
+
+  def parse(self, argument: Any) -> list[str]:
+    items = argument if isinstance(argument, list) else super().parse(
+        argument)
+    unknown = sorted(set(items) - set(self.choices))
+    if unknown:
+      raise ValueError(f"unknown {unknown}; the choices are "
+                       f"{', '.join(self.choices)}")
+    return items
+
+
+def define_choice_list(name: str, choices: Sequence[str], default: list[str],
+                       help_text: str,
+                       flag_values: flags.FlagValues = flags.FLAGS) -> Any:
+  """A comma-separated list flag whose items must be among `choices` (a
+  bad item is a usage error naming it and the choices)."""
+  return flags.DEFINE(_ChoiceListParser(choices), name, default,
+                      f"{help_text} Of: {', '.join(choices)}.",
+                      serializer=flags.CsvListSerializer(","),
+                      flag_values=flag_values)
+
+
 def define_config_flags(config: Any, helps: Mapping[str, str],
                         flag_values: flags.FlagValues = flags.FLAGS
                        ) -> dict[str, Any]:

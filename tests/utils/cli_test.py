@@ -135,3 +135,14 @@ def test_config_flags_change_only_what_a_command_line_gives():
   assert values.learners == 2  # The recipe's value, not given.
   with pytest.raises(flags.IllegalFlagValueError):
     values(["program", "--learners=two"])
+
+
+def test_a_choice_list_refuses_an_item_by_name():
+  values = flags.FlagValues()
+  parts = cli.define_choice_list("parts", ("plateau", "precision"),
+                                 ["plateau"], "Parts.", values)
+  values(["program", "--parts=precision,plateau"])
+  assert parts.value == ["precision", "plateau"]
+  with pytest.raises(flags.IllegalFlagValueError,
+                     match=r"unknown \['hold'\]; the choices are plateau"):
+    values(["program", "--parts=plateau,hold"])
