@@ -10,7 +10,9 @@ Parts (--parts):
 - model: --model's estimate (default the shipped one) by true distance
   (`deepcubea/value_error.py`): mean J, its error, and the share of states
   whose lowest-valued child is truly nearer the goal, beside a random
-  move's;
+  move's; for a puzzle without an exact solver of many states (the 3×3×3
+  cube) the only part, by scramble depth: mean J and the greedy policy's
+  solve rate;
 - training: each of --variants (changes to the shipped model's settings at
   --batch_size, below) trained from scratch for --minutes of this machine,
   in stages of --stage_minutes, the estimate by true distance measured
@@ -143,6 +145,26 @@ def measured_states() -> np.ndarray:
   return np.concatenate(parts).astype(parts[0].dtype)
 
 
+def has_exact() -> bool:
+  """Whether the puzzle has an exact solver of many states."""
+  goal = np.asarray(puzzles.make_engine(_PUZZLE.value, _SIZE.value).goal)
+  return instances.exact_distances(_PUZZLE.value, _SIZE.value,
+                                   goal[None]) is not None
+
+
+def depth_rows(model: davi.CostToGo) -> list[dict[str, Any]]:
+  """Without exact distances: the model's mean estimate and its greedy
+  policy's solve rate by scramble depth, 1..K (an upper bound on the
+  distance), --per_depth scrambles each."""
+  depths = tuple(range(1, model.config.max_scramble + 1))
+  params, net_state = model.network_weights()
+  solved, values = model.davi.evaluate(
+      params, net_state, jax.random.PRNGKey(_SEED.value), depths,
+      _PER_DEPTH.value)
+  return [{"depth": d, "mean_estimate": float(v), "greedy_solved": float(g)}
+          for d, v, g in zip(depths, np.asarray(values), np.asarray(solved))]
+
+
 def model_rows(model: davi.CostToGo,
                states: np.ndarray) -> list[dict[str, Any]]:
   return [row._asdict() for row in value_error.by_distance(
@@ -233,7 +255,8 @@ def _seconds(stages: list[dict[str, Any]]) -> float:
 
 
 def plot(results: dict[str, Any], path: str) -> None:
-  panels = [p for p in ("scrambles", "model") if p in results]
+  panels = [p for p in ("scrambles", "model", "model_by_depth")
+            if p in results]
   for part in ("training", "supervised"):
     if part in results:
       panels += [(part, "reach"), (part, "end")]
@@ -252,6 +275,20 @@ def plot(results: dict[str, Any], path: str) -> None:
     elif name == "model":
       _plot_rows(axis, results["model"]["rows"], "the model")
       axis.set_title("The model's estimate by true distance")
+    elif name == "model_by_depth":
+      rows = results["model_by_depth"]["rows"]
+      depths = [r["depth"] for r in rows]
+      axis.plot(depths, [r["mean_estimate"] for r in rows], marker=".",
+                label="mean estimate")
+      axis.plot(depths, depths, color="grey", linestyle=":",
+                label="scramble depth")
+      twin = axis.twinx()
+      twin.plot(depths, [r["greedy_solved"] for r in rows], color="C2",
+                label="greedy solved")
+      twin.set_ylabel("share solved greedily")
+      twin.legend(fontsize=8, loc="lower right")
+      axis.set_xlabel("scramble depth")
+      axis.set_title("The model's estimate by scramble depth")
     elif name[1] == "reach":
       for variant, stages in results[name[0]].items():
         axis.plot([s["minutes"] for s in stages],
@@ -309,6 +346,13 @@ def _print(results: dict[str, Any]) -> None:
           reporting.markdown_table(
               ["scramble", "mean distance", "≤ 5", "≤ 10", "≤ 15", "≤ 20"],
               rows))
+  if "model_by_depth" in results:
+    print(f"model {results['model_by_depth']['path']} by scramble depth "
+          f"(no exact distances):\n" + reporting.markdown_table(
+              ["scramble depth", "mean J", "greedy solved"],
+              [[r["depth"], f"{r['mean_estimate']:.2f}",
+                f"{r['greedy_solved']:.0%}"]
+               for r in results["model_by_depth"]["rows"]]))
   if "model" in results:
     print(f"model {results['model']['path']}: reaches "
           f"{results['model']['saturation']}, ranks children to "
@@ -336,24 +380,31 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   parts = _PARTS.value
   with cli.user_input():
-    for name in _VARIANTS.value:
+    for name in _VARIANTS.value if {"training", "supervised"} & set(
+        parts) else ():
       dataclasses.replace(base_config(), **VARIANTS[name]).validate()
-    _exact(np.asarray(puzzles.make_engine(_PUZZLE.value,
-                                          _SIZE.value).goal)[None])
+    if not has_exact() and set(parts) != {"model"}:
+      raise ValueError(
+          f"{_PUZZLE.value} size {_SIZE.value} has no exact solver of many "
+          f"states: only --parts=model (by scramble depth) measures it")
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   results = {}
   if "scrambles" in parts:
     results["scrambles"] = scrambles(_MAX_SCRAMBLE.value or
                                      base_config().max_scramble)
-  states = (measured_states()
-            if {"model", "training", "supervised"} & set(parts) else None)
+  states = (measured_states() if has_exact() and
+            {"model", "training", "supervised"} & set(parts) else None)
   if "model" in parts:
     with cli.user_input("model"):
       model = (davi.CostToGo.load(_MODEL.value) if _MODEL.value else
                bwas.shipped_model(_PUZZLE.value, _SIZE.value))
-    rows = model_rows(model, states)
-    results["model"] = {"path": _MODEL.value or "shipped", "rows": rows,
-                        **summary(rows)}
+    if has_exact():
+      rows = model_rows(model, states)
+      results["model"] = {"path": _MODEL.value or "shipped", "rows": rows,
+                          **summary(rows)}
+    else:
+      results["model_by_depth"] = {"path": _MODEL.value or "shipped",
+                                   "rows": depth_rows(model)}
   if "training" in parts:
     results["training"] = {name: train_variant(name, states)
                            for name in _VARIANTS.value}
