@@ -226,7 +226,8 @@ class LearnerHistory(NamedTuple):
   rounds: list[int]
   levels: list[int]  # Its level in each (0: the lowest, the next fixed).
   mean_returns: list[float]
-  episodes: list[int]  # Its games of each round (none in older logs).
+  # Its games of each round (None where an older log did not keep them).
+  episodes: list[Optional[int]]
   fixed_at: Optional[int]  # The round it joined the population, if any.
 
 
@@ -254,8 +255,8 @@ def learner_histories(log: list[LogEntry],
       history.rounds.append(entry.round)
       history.levels.append(level)
       history.mean_returns.append(mean_return)
-      if entry.task_episodes:
-        history.episodes.append(entry.task_episodes[level])
+      history.episodes.append(entry.task_episodes[level]
+                              if entry.task_episodes else None)
     for index in active[:entry.added]:
       histories[index] = histories[index]._replace(fixed_at=entry.round)
     active = active[entry.added:]

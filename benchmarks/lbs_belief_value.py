@@ -64,6 +64,8 @@ _TARGET_SHARE = flags.DEFINE_float(
 _QUALITY = flags.DEFINE_string(
     "quality", None, "lbs_belief_quality.py's JSON on this blueprint: "
     "places the exact belief on the held-out scale.")
+# The campaign's trend is fit from here on (its first minutes fall faster).
+TREND_FROM_MINUTES = 30
 _OUTPUT_DIR = flags.DEFINE_string(
     "output_dir", "benchmark_results/belief_value",
     "A run per model and SPARTA's, results.json, the PNG.")
@@ -159,6 +161,15 @@ def exact_floor(quality_path: str, blueprint: Any) -> dict[str, float]:
           "held_out_scale": overall["exact"] - overall["learned"] + held_out}
 
 
+def campaign_curve(metrics: list[dict[str, Any]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+  """The campaign's training minutes and held-out cross-entropy at each of
+  its evaluations."""
+  evaluated = [m for m in metrics if m.get("eval_cross_entropy") is not None]
+  return (np.array([m["wall_time"] / 60 for m in evaluated]),
+          np.array([m["eval_cross_entropy"] for m in evaluated]))
+
+
 def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
                 metrics: list[dict[str, Any]],
                 floor: Any) -> dict[str, Any]:
@@ -177,11 +188,10 @@ def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
     out["line"] = [float(slope), float(intercept)]
     if slope < 0:
       out["needed_cross_entropy"] = float((target - intercept) / slope)
-  trained = [(m["wall_time"] / 60, m["eval_cross_entropy"]) for m in metrics
-             if m.get("eval_cross_entropy") is not None and
-             m["wall_time"] >= 30 * 60]
-  if len(trained) >= 2:
-    minutes, cross_entropy = np.array(trained).T
+  minutes, cross_entropy = campaign_curve(metrics)
+  fitted = minutes >= TREND_FROM_MINUTES
+  minutes, cross_entropy = minutes[fitted], cross_entropy[fitted]
+  if len(minutes) >= 2:
     rate, at_one_minute = np.polyfit(np.log(minutes), cross_entropy, 1)
     out["trend"] = [float(at_one_minute), float(rate)]
     out["trained_minutes"] = float(minutes[-1])
@@ -249,14 +259,12 @@ def plot(results: dict[str, Any], spartan: dict[str, Any],
   axis.set_title(f"LBS against belief quality, Hanabi {_PRESET.value} "
                  f"({_BLUEPRINT.value}, {_GAMES.value} decks)")
   axis.legend()
-  trained = [(m["wall_time"] / 60, m["eval_cross_entropy"]) for m in metrics
-             if m.get("eval_cross_entropy") is not None]
-  if trained:
-    minutes, cross_entropy = np.array(trained).T
+  minutes, cross_entropy = campaign_curve(metrics)
+  if len(minutes):
     trend_axis.plot(minutes, cross_entropy, label="campaign (held out)")
     if extrapolation["trend"] is not None:
       end = max(minutes[-1], extrapolation["needed_minutes"] or 0)
-      xs = np.geomspace(30, end, 50)
+      xs = np.geomspace(TREND_FROM_MINUTES, end, 50)
       trend_axis.plot(xs, extrapolation["trend"][0] +
                       extrapolation["trend"][1] * np.log(xs), "--",
                       label="log-linear trend (extrapolated)")

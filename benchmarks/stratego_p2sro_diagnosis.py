@@ -114,12 +114,10 @@ def _errors(history: p2sro.LearnerHistory,
   """The standard errors of a learner's rounds' mean returns (its games of
   a round as logged, or in older logs the round's games shared evenly)."""
   errors = []
-  for index, (number, mean) in enumerate(zip(history.rounds,
-                                             history.mean_returns)):
-    entry = log[number - 1]
-    if entry.task_episodes:
-      episodes = entry.task_episodes[history.levels[index]]
-    else:
+  for number, mean, episodes in zip(history.rounds, history.mean_returns,
+                                    history.episodes):
+    if episodes is None:
+      entry = log[number - 1]
       before = log[number - 2].episodes if number > 1 else 0
       episodes = (entry.episodes - before) // len(entry.mean_returns)
     errors.append(round_error(mean, episodes))
