@@ -13,6 +13,10 @@ held-out games and writes verdict.json. On the device machine, through
 
   bash benchmarks/lbs_belief_gpu.sh --blueprint=rules
 
+With --warm_start it goes on training the shipped model (the checkpoint,
+model and optimiser, is too large to carry to a later device session; the
+shipped model travels with the repository).
+
 Shipping (--candidate=<belief.npz>, on this machine): scores the candidate
 and the shipped model on the same held-out games and, with --ship, copies
 the candidate over the shipped file if its cross-entropy is lower:
@@ -56,6 +60,10 @@ _NUM_ENVS = flags.DEFINE_integer("num_envs", None, "Games a collection "
                                  "(default: the device's).")
 _BATCH_SIZE = flags.DEFINE_integer("batch_size", None, "Rows an update "
                                    "(default: the device's).")
+_WARM_START = flags.DEFINE_bool(
+    "warm_start", False, "Go on training the shipped model (its network "
+    "must be the run's) with a fresh optimiser: the checkpoint is too large "
+    "to travel to the next device session, the shipped model travels.")
 _EVAL_GAMES = flags.DEFINE_integer("eval_games", 256, "Held-out games.")
 _RUN_DIR = flags.DEFINE_string("run_dir", "/tmp/lbs_belief_gpu",
                                "The run's own folder (checkpoints, cache).")
@@ -102,9 +110,12 @@ def train(blueprint: Any) -> None:
           f"{entry.eval_cross_entropy:.3f}", flush=True)
     bring_back(run_dir, output_dir)
 
+  warm_start = belief_model.load(shipped.belief_model_path(
+      _PRESET.value, _BLUEPRINT.value)) if _WARM_START.value else None
   belief_model.train(blueprint, _BLUEPRINT.value, config, run_dir, 10**9,
                      max_seconds=60 * _MINUTES.value, eval_every=eval_every,
-                     eval_games=_EVAL_GAMES.value, on_entry=report)
+                     eval_games=_EVAL_GAMES.value, on_entry=report,
+                     warm_start=warm_start)
   verdict = shipped.compare_belief_models(
       os.path.join(run_dir, "belief.npz"), blueprint, _PRESET.value,
       _BLUEPRINT.value, _EVAL_GAMES.value)

@@ -463,8 +463,8 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
           config: Config, output_dir: str, max_updates: int,
           max_seconds: float = float("inf"), eval_every: int = 500,
           eval_games: int = 256, seed: int = 0,
-          on_entry: Optional[Callable[[LogEntry], None]] = None
-         ) -> list[LogEntry]:
+          on_entry: Optional[Callable[[LogEntry], None]] = None,
+          warm_start: Optional["BeliefModel"] = None) -> list[LogEntry]:
   """Trains the belief model of `blueprint` (named `blueprint_name` in the
   weights file) until `max_updates` updates or `max_seconds` of training,
   resuming from output_dir/checkpoint.pkl; every `eval_every` updates it
@@ -475,7 +475,12 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
   replay buffer (of full Hanabi, over 100 MB): a resumed run refills it with
   new games of the blueprint, `learning_starts` rows before it learns
   again, so it goes on from where it stopped but not bit for bit as if
-  never stopped."""
+  never stopped.
+
+  With `warm_start` (a model of `blueprint` with `config.network`), a new
+  run starts from its parameters, a fresh optimiser and its recorded
+  updates and games (so `max_updates` counts them too): how a run goes on
+  where its checkpoint cannot travel, only its model."""
   for name, value in (("max_updates", max_updates),
                       ("eval_every", eval_every), ("eval_games", eval_games)):
     if value < 1:
@@ -519,12 +524,35 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
                         os.path.join(output_dir, "metrics.jsonl"))
     return entry
 
-  carry = _Carry(run.init(init_key), key, jnp.int32(0))
+  if warm_start is not None:
+    record["warm_start"] = {"path": os.path.basename(warm_start.path),
+                            **warm_start.info}
+  train_state, games = _start(run, init_key, warm_start)
+  carry = _Carry(train_state, key, games)
   _, log = learner_lib.run_in_chunks(
       carry, advance, make_entry, max_updates, eval_every, record,
       os.path.join(output_dir, "checkpoint.pkl"), on_entry=on_entry,
       stop=lambda log: log[-1].wall_time >= max_seconds)
   return log
+
+
+def _start(run: Trainer, key: jax.Array,
+           warm_start: Optional["BeliefModel"]
+          ) -> tuple[training.TrainState, jax.Array]:
+  """The training state and games count a run starts from: a new model's,
+  or `warm_start`'s parameters (in float32) with a fresh optimiser."""
+  if warm_start is None:
+    return run.init(key), jnp.int32(0)
+  warm_start.check(run.blueprint)
+  if warm_start.config != run.config.network:
+    raise ValueError(f"the belief model {warm_start.path} has the network "
+                     f"{warm_start.config}, not the run's "
+                     f"{run.config.network}")
+  params = jax.tree.map(lambda x: jnp.asarray(x, jnp.float32),
+                        warm_start.params)
+  state = training.init_train_state(params, {}, run.optimizer)
+  return (state._replace(step=jnp.int32(warm_start.info.get("updates", 0))),
+          jnp.int32(warm_start.info.get("games", 0)))
 
 
 def held_out_cross_entropy(model: "BeliefModel",

@@ -274,6 +274,29 @@ def test_training_learns_and_resumes(tmp_path):
   assert model.has_value and model.blueprint_name == "rules"
 
 
+def test_a_warm_started_run_goes_on_from_the_model(tmp_path):
+  blueprint = _rule_bot(TINY)
+  first = belief_model.train(blueprint, "rules", CONFIG, str(tmp_path / "a"),
+                             60, eval_every=60, eval_games=32)
+  model = belief_model.load(str(tmp_path / "a" / "belief.npz"))
+  # Updates too small to matter: the run scores the model it started from.
+  still = dataclasses.replace(CONFIG, learning_rate=1e-12)
+  went_on = belief_model.train(blueprint, "rules", still, str(tmp_path / "b"),
+                               70, eval_every=10, eval_games=32,
+                               warm_start=model)
+  assert went_on[0].eval_cross_entropy == pytest.approx(
+      belief_model.held_out_cross_entropy(model, blueprint, games=32),
+      abs=1e-4)
+  # The counters go on from the model's (a collection's updates at a time).
+  assert first[-1].updates + 10 <= went_on[0].updates < first[-1].updates + 20
+  assert went_on[0].games > first[-1].games
+  wider = dataclasses.replace(CONFIG, network=dataclasses.replace(
+      NETWORK, lstm_size=48))
+  with pytest.raises(ValueError, match="has the network"):
+    belief_model.train(blueprint, "rules", wider, str(tmp_path / "c"), 10,
+                       warm_start=model)
+
+
 def test_a_model_of_another_blueprint_or_rules_is_refused():
   model = _model(SMALL)
   learned = learned_blueprint.LearnedBlueprint(
