@@ -28,18 +28,17 @@ shipped file if its greedy policy solves more:
 import dataclasses
 import json
 import os
-import shutil
 import time
-from typing import Any, Sequence
+from typing import Sequence
 
 from absl import app
 from absl import flags
 import jax
-import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.deepcubea import shipping
 from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "rubiks_cube", puzzles.PUZZLES,
@@ -86,42 +85,6 @@ _SHIP = flags.DEFINE_bool("ship", False, "With --candidate: replace the "
                           "shipped model if the candidate solves more.")
 
 
-def greedy_solve_rates(model: davi.CostToGo, depths: tuple[int, ...],
-                       per_depth: int) -> list[float]:
-  """The greedy policy's solve rate at each depth, on scrambles fixed by the
-  evaluation key (the same for every model of the puzzle)."""
-  params, net_state = model.network_weights()
-  solved, _ = model.davi.evaluate(params, net_state, jax.random.PRNGKey(7),
-                                  depths, per_depth)
-  return np.asarray(solved).tolist()
-
-
-def verdict(candidate_path: str, baseline_path: str) -> dict[str, Any]:
-  """The two models' greedy solve rates on the same scrambles."""
-  candidate = davi.CostToGo.load(candidate_path)
-  baseline = davi.CostToGo.load(baseline_path)
-  depths = davi.eval_depths(baseline.config.max_scramble, _EVAL_DEPTHS.value)
-  result = {"depths": list(depths), "states_per_depth": _EVAL_STATES.value,
-            "candidate": candidate_path, "baseline": baseline_path}
-  for name, model in (("candidate", candidate), ("baseline", baseline)):
-    result[f"{name}_solved"] = greedy_solve_rates(model, depths,
-                                                  _EVAL_STATES.value)
-    result[f"{name}_mean_solved"] = float(np.mean(result[f"{name}_solved"]))
-  result["better"] = (result["candidate_mean_solved"] >
-                      result["baseline_mean_solved"])
-  return result
-
-
-def _print_verdict(result: dict[str, Any]) -> None:
-  print("greedy solve rate by scramble depth:")
-  print("  depth     " + "".join(f"{d:>6d}" for d in result["depths"]))
-  for name in ("candidate", "baseline"):
-    print(f"  {name:9s} " + "".join(
-        f"{100 * s:6.0f}" for s in result[f"{name}_solved"]) +
-          f"   mean {100 * result[f'{name}_mean_solved']:.1f}%")
-  print(f"the candidate is {'better' if result['better'] else 'not better'}")
-
-
 def training_config(init_model: str) -> davi.Config:
   """The model's settings at --batch_size (and the flags given); ValueError
   for settings DAVI refuses."""
@@ -164,8 +127,9 @@ def train(config: davi.Config, init_model: str) -> None:
              log=lambda line: print(line, flush=True))
   print(f"trained for {(time.perf_counter() - started) / 60:.1f} minutes",
         flush=True)
-  result = verdict(os.path.join(_OUTPUT_DIR.value, davi.MODEL), init_model)
-  _print_verdict(result)
+  result = shipping.compare(os.path.join(_OUTPUT_DIR.value, davi.MODEL),
+                            init_model, _EVAL_DEPTHS.value, _EVAL_STATES.value)
+  print(shipping.describe(result))
   with open(os.path.join(_OUTPUT_DIR.value, "verdict.json"), "w",
             encoding="utf-8") as f:
     json.dump(result, f, indent=1)
@@ -174,10 +138,10 @@ def train(config: davi.Config, init_model: str) -> None:
 def ship(shipped_path: str) -> None:
   """Compares --candidate with the shipped model; copies it over with
   --ship if it solves more."""
-  result = verdict(_CANDIDATE.value, shipped_path)
-  _print_verdict(result)
-  if _SHIP.value and result["better"]:
-    shutil.copyfile(_CANDIDATE.value, shipped_path)
+  result = shipping.compare(_CANDIDATE.value, shipped_path,
+                            _EVAL_DEPTHS.value, _EVAL_STATES.value)
+  print(shipping.describe(result))
+  if _SHIP.value and shipping.ship_if_better(result, shipped_path):
     print(f"shipped: {_CANDIDATE.value} -> {shipped_path}")
 
 

@@ -1,0 +1,171 @@
+"""The CPU campaign of DeepCubeA's hard puzzles: long DAVI training on one
+core, continuing the shipped models, that the same command resumes after
+any interruption.
+
+For each of --puzzles in turn (the 3x3x3 cube first), continues the shipped
+model's DAVI with its own settings (--batch_size may change the batch) up
+to --minutes of training, in stages that end at each of --snapshots: at the
+end of a stage it keeps a copy of the model (snapshots/model_<m>min.npz)
+and scores it against the shipped model by their greedy policies on the
+same scrambles (`algorithms/deepcubea/shipping.py`); with --ship it
+replaces a shipped model it beats. Every stage resumes from the run's
+checkpoint, so the same command goes on where the last one stopped (a
+stage already done returns at once). campaign.jsonl records the stages;
+campaign.png plots the greedy solve rate against training minutes. Run it
+in the background, pinned to one core:
+
+  nohup taskset -c 0 python benchmarks/deepcubea_campaign.py --ship \\
+      --output_dir=run_state/deepcubea_campaign \\
+      > run_state/deepcubea_campaign.log 2>&1 &
+
+Each snapshot is a model `deepcubea_solve --model=` and
+`deepcubea_diagnosis.py --model=` take.
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+from typing import Any, Optional, Sequence
+
+from absl import app
+from absl import flags
+
+from open_spiel_ext.algorithms.deepcubea import bwas
+from open_spiel_ext.algorithms.deepcubea import davi
+from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.deepcubea import shipping
+from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import reporting
+
+_PUZZLES = flags.DEFINE_list(
+    "puzzles", ["rubiks_cube:3", "lights_out:7"],
+    "Shipped puzzles, puzzle:size, trained in this order.")
+_MINUTES = flags.DEFINE_list(
+    "minutes", ["360", "360"], "Training minutes of each puzzle's model "
+    "(12 hours of one core in all).")
+_SNAPSHOTS = flags.DEFINE_list(
+    "snapshots", ["30", "90", "180", "360"],
+    "Training minutes at which a stage ends (a snapshot, a comparison).")
+_BATCH_SIZE = flags.DEFINE_integer(
+    "batch_size", None, "States per iteration (default: the model's).")
+_EVAL_DEPTHS = flags.DEFINE_integer("eval_depths", 10,
+                                    "Scramble depths compared (over 1..K).")
+_EVAL_STATES = flags.DEFINE_integer("eval_states", 100,
+                                    "Scrambles per depth compared.")
+_CHECKPOINT_MINUTES = flags.DEFINE_float(
+    "checkpoint_minutes", 10.0, "Training minutes between checkpoints.")
+_SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
+                          "stage's model beats.")
+_OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/deepcubea_campaign",
+                                  "Runs, snapshots, campaign.jsonl and PNG.")
+
+RECORDS = "campaign.jsonl"
+
+
+def parse_puzzle(text: str) -> tuple[str, int]:
+  """"puzzle:size" -> (puzzle, size), a shipped one; ValueError if not."""
+  puzzle, _, size = text.partition(":")
+  if not size.isdigit():
+    raise ValueError(f"--puzzles: {text!r} is not puzzle:size")
+  bwas.shipped_model_path(puzzle, int(size))  # Names the shipped ones if not.
+  return puzzle, int(size)
+
+
+def stage_ends(snapshots: Sequence[float], minutes: float) -> list[float]:
+  """The stages' ends: the snapshots before `minutes`, then `minutes`."""
+  return sorted({m for m in snapshots if m < minutes} | {minutes})
+
+
+def training_config(shipped_path: str,
+                    batch_size: Optional[int]) -> davi.Config:
+  """The shipped model's settings, at `batch_size` if given."""
+  config = davi.CostToGo.load(shipped_path).config
+  if batch_size is not None:
+    config = dataclasses.replace(config, batch_size=batch_size)
+  config.validate()
+  return config
+
+
+def trained_seconds(run_dir: str, config: davi.Config) -> float:
+  """Training seconds the run's checkpoint holds (0 before it has one)."""
+  path = os.path.join(run_dir, davi.CHECKPOINT)
+  if not os.path.exists(path):
+    return 0.0
+  return davi.load_checkpoint(path, config)[1].seconds
+
+
+def campaign(puzzle: str, size: int, minutes: float,
+             snapshots: Sequence[float], output_dir: str) -> None:
+  """Trains one puzzle's model through its stages (those not done yet)."""
+  shipped_path = bwas.shipped_model_path(puzzle, size)
+  config = training_config(shipped_path, _BATCH_SIZE.value)
+  name = puzzles.model_name(puzzle, size)
+  run_dir = os.path.join(output_dir, name)
+  os.makedirs(os.path.join(run_dir, "snapshots"), exist_ok=True)
+  for end in stage_ends(snapshots, minutes):
+    snapshot = os.path.join(run_dir, "snapshots", f"model_{end:g}min.npz")
+    if os.path.exists(snapshot):
+      continue
+    _, progress = davi.train(config, davi.RunConfig(
+        iterations=10**12, output_dir=run_dir,
+        max_seconds=60 * end - trained_seconds(run_dir, config),
+        checkpoint_seconds=60 * _CHECKPOINT_MINUTES.value, log_every=100,
+        eval_every=0, init_model=shipped_path),
+                             log=lambda line: print(f"{name}: {line}",
+                                                    flush=True))
+    shutil.copy(os.path.join(run_dir, davi.MODEL), snapshot)
+    record = {"puzzle": name, "minutes": end,
+              "iterations": progress.iteration,
+              "target_updates": progress.target_updates,
+              "snapshot": snapshot,
+              **shipping.compare(snapshot, shipped_path, _EVAL_DEPTHS.value,
+                                 _EVAL_STATES.value)}
+    record["shipped"] = _SHIP.value and shipping.ship_if_better(
+        record, shipped_path)
+    print(shipping.describe(record), flush=True)
+    print(json.dumps(record), flush=True)
+    with open(os.path.join(output_dir, RECORDS), "a", encoding="utf-8") as f:
+      f.write(json.dumps(record) + "\n")
+
+
+def plot(records: Sequence[dict[str, Any]], path: str) -> None:
+  """Each puzzle's greedy solve rate against training minutes, from the
+  model it started from (0 minutes) on."""
+  curves = []
+  for name in dict.fromkeys(r["puzzle"] for r in records):
+    own = [r for r in records if r["puzzle"] == name]
+    minutes = [0.0] + [r["minutes"] for r in own]
+    rates = ([own[0]["baseline_mean_solved"]] +
+             [r["candidate_mean_solved"] for r in own])
+    curves.append((name, [minutes, rates]))
+  reporting.plot_curves(
+      path, [("training minutes of one core", "linear")], curves,
+      "DeepCubeA's CPU campaign", ylabel="greedy solve rate (mean over "
+      "depths)", yscale="linear")
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+  with cli.user_input():
+    chosen = [parse_puzzle(text) for text in _PUZZLES.value]
+    minutes = [float(m) for m in _MINUTES.value]
+    snapshots = [float(m) for m in _SNAPSHOTS.value]
+    if len(minutes) != len(chosen):
+      raise ValueError(f"--minutes={','.join(_MINUTES.value)} needs one "
+                       f"value per puzzle ({len(chosen)})")
+    if _BATCH_SIZE.value is not None and _BATCH_SIZE.value < 1:
+      raise ValueError(f"--batch_size must be at least 1, got "
+                       f"{_BATCH_SIZE.value}")
+  output_dir = _OUTPUT_DIR.value
+  learner_lib.share_compilations(os.path.join(output_dir, "jax_cache"))
+  for (puzzle, size), budget in zip(chosen, minutes):
+    campaign(puzzle, size, budget, snapshots, output_dir)
+    plot(reporting.read_json_lines(os.path.join(output_dir, RECORDS)),
+         os.path.join(output_dir, "campaign.png"))
+
+
+if __name__ == "__main__":
+  cli.run(main)
