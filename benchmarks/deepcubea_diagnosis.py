@@ -107,9 +107,17 @@ def _exact(states: Any) -> np.ndarray:
 
 
 def base_config() -> davi.Config:
-  """The shipped model's settings at --batch_size."""
-  shipped = bwas.shipped_model(_PUZZLE.value, _SIZE.value).config
-  return dataclasses.replace(shipped, batch_size=_BATCH_SIZE.value)
+  """The shipped model's settings at --batch_size; for a size that ships
+  none (a smaller Lights Out, to see how learning scales with the board),
+  those of the puzzle's largest shipped size, at --size."""
+  sizes = [size for puzzle, size in puzzles.SHIPPED if puzzle == _PUZZLE.value]
+  if not sizes:
+    raise ValueError(f"no shipped model of {_PUZZLE.value} to take the "
+                     "settings from")
+  size = _SIZE.value if _SIZE.value in sizes else max(sizes)
+  shipped = bwas.shipped_model(_PUZZLE.value, size).config
+  return dataclasses.replace(shipped, size=_SIZE.value,
+                             batch_size=_BATCH_SIZE.value)
 
 
 def scrambles(max_scramble: int) -> dict[str, Any]:
