@@ -19,7 +19,8 @@ Parts (--parts):
   after each (training minutes count each stage's compilation): how far
   the estimate reaches (the first distance it falls more than a move short
   of: `value_error.saturation`; the distances from 1 up at which its best
-  child descends at least RANKING_MARGIN more often than a random move).
+  child descends at least RANKING_MARGIN more often than a random move;
+  and `value_error.ranking_score`, 1 for a perfect ordering of children).
   Each run resumes from its checkpoint, so the same command finishes an
   interrupted comparison;
 - supervised: the same networks (--variants' network settings) fit to the
@@ -189,6 +190,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
           # more often than a random move does.
           "ranks_children_to": (min(uninformative) - 1 if uninformative
                                 else typed[-1].distance),
+          "ranking_score": value_error.ranking_score(typed),
           "max_estimate": max(r.mean_estimate for r in typed)}
 
 
@@ -364,7 +366,8 @@ def _print(results: dict[str, Any]) -> None:
   if "model" in results:
     print(f"model {results['model']['path']}: reaches "
           f"{results['model']['saturation']}, ranks children to "
-          f"{results['model']['ranks_children_to']}\n" +
+          f"{results['model']['ranks_children_to']}, ranking score "
+          f"{results['model']['ranking_score']:.2f}\n" +
           reporting.markdown_table(
               ["distance", "states", "mean J", "error", "RMSE",
                "best child descends", "random move descends"],
@@ -376,10 +379,11 @@ def _print(results: dict[str, Any]) -> None:
     if part in results:
       print(f"{part}:\n" + reporting.markdown_table(
           ["variant", "minutes", "iterations", "target updates",
-           "reaches (saturation)", "ranks children to", "max mean J"],
+           "reaches (saturation)", "ranks children to", "ranking score",
+           "max mean J"],
           [[variant, f"{s['minutes']:.1f}", s["iterations"],
             s["target_updates"], s["saturation"], s["ranks_children_to"],
-            f"{s['max_estimate']:.1f}"]
+            f"{s['ranking_score']:.2f}", f"{s['max_estimate']:.1f}"]
            for variant, stages in results[part].items() for s in stages]))
 
 

@@ -81,3 +81,18 @@ def saturation(rows: list[DistanceRow],
   than `tolerance` (None if none does): how far the estimate reaches."""
   short = [row.distance for row in rows if row.mean_error < -tolerance]
   return min(short) if short else None
+
+
+def ranking_score(rows: list[DistanceRow], random_below: float = 0.9,
+                  min_states: int = 20) -> float:
+  """How well the estimate orders children, one number: over the distances
+  held by at least `min_states` states where a random move descends less
+  than `random_below` of the time (elsewhere any move does), the mean of
+  (descent − random descent) / (1 − random descent); 1 for a perfect
+  ordering, 0 for one no better than chance. NaN if no distance counts."""
+  kept = [row for row in rows
+          if row.states >= min_states and row.random_descent < random_below]
+  if not kept:
+    return float("nan")
+  return float(np.mean([(row.descent - row.random_descent) /
+                        (1 - row.random_descent) for row in kept]))

@@ -39,3 +39,12 @@ def test_a_flat_estimate_errs_by_the_distance_and_saturates_at_once():
     assert np.isclose(row.mean_error, 1.5 - row.distance)
     assert np.isclose(row.rmse, abs(1.5 - row.distance))
   assert value_error.saturation(rows) == 3  # 1.5 short of 3 by more than 1.
+
+
+def test_the_ranking_score_is_one_for_the_exact_order_and_negative_reversed():
+  exact = value_error.by_distance(_exact, ENGINE, BOARDS, _exact)
+  reversed_order = value_error.by_distance(
+      lambda states: -_exact(states).astype(float), ENGINE, BOARDS, _exact)
+  assert value_error.ranking_score(exact, min_states=1) == 1.0
+  assert value_error.ranking_score(reversed_order, min_states=1) < 0.0
+  assert np.isnan(value_error.ranking_score(exact, random_below=0.0))
