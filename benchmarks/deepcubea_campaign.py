@@ -23,7 +23,6 @@ Each snapshot is a model `deepcubea_solve --model=` and
 """
 
 import dataclasses
-import json
 import os
 import shutil
 from typing import Any, Optional, Sequence
@@ -36,18 +35,14 @@ from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.deepcubea import shipping
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 _PUZZLES = flags.DEFINE_list(
     "puzzles", ["rubiks_cube:3", "lights_out:7"],
     "Shipped puzzles, puzzle:size, trained in this order.")
-_MINUTES = flags.DEFINE_list(
-    "minutes", ["360", "360"], "Training minutes of each puzzle's model "
-    "(12 hours of one core in all).")
-_SNAPSHOTS = flags.DEFINE_list(
-    "snapshots", ["30", "90", "180", "360"],
-    "Training minutes at which a stage ends (a snapshot, a comparison).")
+_MINUTES, _SNAPSHOTS = campaigns.define_flags("puzzle", runs=2)
 _BATCH_SIZE = flags.DEFINE_integer(
     "batch_size", None, "States per iteration (default: the model's).")
 _EVAL_DEPTHS = flags.DEFINE_integer("eval_depths", 10,
@@ -61,9 +56,6 @@ _SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/deepcubea_campaign",
                                   "Runs, snapshots, campaign.jsonl and PNG.")
 
-RECORDS = "campaign.jsonl"
-
-
 def parse_puzzle(text: str) -> tuple[str, int]:
   """"puzzle:size" -> (puzzle, size), a shipped one; ValueError if not."""
   puzzle, _, size = text.partition(":")
@@ -71,11 +63,6 @@ def parse_puzzle(text: str) -> tuple[str, int]:
     raise ValueError(f"--puzzles: {text!r} is not puzzle:size")
   bwas.shipped_model_path(puzzle, int(size))  # Names the shipped ones if not.
   return puzzle, int(size)
-
-
-def stage_ends(snapshots: Sequence[float], minutes: float) -> list[float]:
-  """The stages' ends: the snapshots before `minutes`, then `minutes`."""
-  return sorted({m for m in snapshots if m < minutes} | {minutes})
 
 
 def training_config(shipped_path: str,
@@ -103,11 +90,9 @@ def campaign(puzzle: str, size: int, minutes: float,
   config = training_config(shipped_path, _BATCH_SIZE.value)
   name = puzzles.model_name(puzzle, size)
   run_dir = os.path.join(output_dir, name)
-  os.makedirs(os.path.join(run_dir, "snapshots"), exist_ok=True)
-  for end in stage_ends(snapshots, minutes):
-    snapshot = os.path.join(run_dir, "snapshots", f"model_{end:g}min.npz")
-    if os.path.exists(snapshot):
-      continue
+  for end, snapshot in campaigns.pending(os.path.join(run_dir, "snapshots"),
+                                         snapshots, minutes,
+                                         "model_{}min.npz"):
     _, progress = davi.train(config, davi.RunConfig(
         iterations=10**12, output_dir=run_dir,
         max_seconds=60 * end - trained_seconds(run_dir, config),
@@ -125,9 +110,7 @@ def campaign(puzzle: str, size: int, minutes: float,
     record["shipped"] = _SHIP.value and shipping.ship_if_better(
         record, shipped_path)
     print(shipping.describe(record), flush=True)
-    print(json.dumps(record), flush=True)
-    with open(os.path.join(output_dir, RECORDS), "a", encoding="utf-8") as f:
-      f.write(json.dumps(record) + "\n")
+    campaigns.record(output_dir, record)
 
 
 def plot(records: Sequence[dict[str, Any]], path: str) -> None:
@@ -151,11 +134,8 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input():
     chosen = [parse_puzzle(text) for text in _PUZZLES.value]
-    minutes = [float(m) for m in _MINUTES.value]
-    snapshots = [float(m) for m in _SNAPSHOTS.value]
-    if len(minutes) != len(chosen):
-      raise ValueError(f"--minutes={','.join(_MINUTES.value)} needs one "
-                       f"value per puzzle ({len(chosen)})")
+    minutes, snapshots = campaigns.budgets(_MINUTES.value, _SNAPSHOTS.value,
+                                           _PUZZLES.value)
     if _BATCH_SIZE.value is not None and _BATCH_SIZE.value < 1:
       raise ValueError(f"--batch_size must be at least 1, got "
                        f"{_BATCH_SIZE.value}")
@@ -163,7 +143,8 @@ def main(argv: Sequence[str]) -> None:
   learner_lib.share_compilations(os.path.join(output_dir, "jax_cache"))
   for (puzzle, size), budget in zip(chosen, minutes):
     campaign(puzzle, size, budget, snapshots, output_dir)
-    plot(reporting.read_json_lines(os.path.join(output_dir, RECORDS)),
+    plot(reporting.read_json_lines(os.path.join(output_dir,
+                                                campaigns.RECORDS)),
          os.path.join(output_dir, "campaign.png"))
 
 

@@ -16,7 +16,6 @@ done returns at once). Run it in the background, pinned to one core:
       > run_state/belief_campaign.log 2>&1 &
 """
 
-import json
 import os
 import shutil
 from typing import Sequence
@@ -30,18 +29,14 @@ from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
 
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINTS = flags.DEFINE_list("blueprints", ["rules", "strong"],
                                 "Whose belief models, in this order.")
-_MINUTES = flags.DEFINE_list(
-    "minutes", ["360", "360"], "Training minutes of each blueprint's model "
-    "(12 hours of one core in all).")
-_SNAPSHOTS = flags.DEFINE_list(
-    "snapshots", ["30", "90", "180", "360"],
-    "Training minutes at which a stage ends (a snapshot, a shipping check).")
+_MINUTES, _SNAPSHOTS = campaigns.define_flags("blueprint", runs=2)
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
                                    "Updates between evaluations.")
 _SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
@@ -50,21 +45,14 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/belief_campaign",
                                   "Runs, snapshots and campaign.jsonl.")
 
 
-def stage_ends(snapshots: Sequence[float], minutes: float) -> list[float]:
-  """The stages' ends: the snapshots before `minutes`, then `minutes`."""
-  return sorted({m for m in snapshots if m < minutes} | {minutes})
-
-
 def campaign(preset: str, blueprint_name: str, minutes: float,
              snapshots: Sequence[float], output_dir: str) -> None:
   blueprint = selfplay.blueprint(preset, blueprint_name)
   config = hanabi_recipes.belief_config(blueprint.has_value)
   run_dir = os.path.join(output_dir, blueprint_name)
-  os.makedirs(os.path.join(run_dir, "snapshots"), exist_ok=True)
-  for end in stage_ends(snapshots, minutes):
-    snapshot = os.path.join(run_dir, "snapshots", f"belief_{end:g}min.npz")
-    if os.path.exists(snapshot):
-      continue
+  for end, snapshot in campaigns.pending(os.path.join(run_dir, "snapshots"),
+                                         snapshots, minutes,
+                                         "belief_{}min.npz"):
     log = belief_model.train(
         blueprint, blueprint_name, config, run_dir, 10**9,
         max_seconds=60 * end, eval_every=_EVAL_EVERY.value,
@@ -81,20 +69,15 @@ def campaign(preset: str, blueprint_name: str, minutes: float,
                                                   blueprint_name))
       if record["better"]:
         shutil.copy(snapshot, record["shipped"])
-    print(json.dumps(record), flush=True)
-    with open(os.path.join(output_dir, "campaign.jsonl"), "a") as f:
-      f.write(json.dumps(record) + "\n")
+    campaigns.record(output_dir, record)
 
 
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input():
-    minutes = [float(m) for m in _MINUTES.value]
-    snapshots = [float(m) for m in _SNAPSHOTS.value]
-    if len(minutes) != len(_BLUEPRINTS.value):
-      raise ValueError(f"--minutes={','.join(_MINUTES.value)} needs one "
-                       f"value per blueprint ({len(_BLUEPRINTS.value)})")
+    minutes, snapshots = campaigns.budgets(_MINUTES.value, _SNAPSHOTS.value,
+                                           _BLUEPRINTS.value)
   learner_lib.share_compilations(os.path.join(_OUTPUT_DIR.value,
                                               "jax_cache"))
   for blueprint_name, budget in zip(_BLUEPRINTS.value, minutes):
