@@ -56,6 +56,7 @@ _SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/deepcubea_campaign",
                                   "Runs, snapshots, campaign.jsonl and PNG.")
 
+
 def parse_puzzle(text: str) -> tuple[str, int]:
   """"puzzle:size" -> (puzzle, size), a shipped one; ValueError if not."""
   puzzle, _, size = text.partition(":")
