@@ -42,13 +42,14 @@ parameters and mean return. The driver fixes what plateaued, extends the
 payoff table and saves its own state (`state.pkl`) atomically; only then do
 the new carries count. The same command with the same directory resumes
 from `state.pkl` (`fork_from` starts a new run from another run's state under
-other method settings; `copy_state` keeps a copy a run resumes from). With
-`task_opponents`, a round's task trains against that many members drawn
-from its mixture rather than the whole mixture (a step then runs at most
-that many opponent networks). A task whose worker died (its executor
-broken) is started again on a new executor from the carry it started from,
-so a run with a killed worker ends exactly as one never interrupted. The algorithm does not
-know which executor runs its tasks.
+other method settings; `copy_state` keeps a copy a run resumes from, with
+`portable` one of megabytes: each task also saves its carry's portable
+twin). With `task_opponents`, a round's task trains against that many
+members drawn from its mixture rather than the whole mixture (a step then
+runs at most that many opponent networks). A task whose worker died (its
+executor broken) is started again on a new executor from the carry it
+started from, so a run with a killed worker ends exactly as one never
+interrupted. The algorithm does not know which executor runs its tasks.
 """
 
 import dataclasses
@@ -82,6 +83,7 @@ MEMBER_BLOCK = 8
 # Times a task is started again after its worker died, before the run fails.
 RESTARTS = 3
 STATE_FILE = "state.pkl"
+PORTABLE_SUFFIX = ".portable"  # A carry's portable twin (`portable_path`).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,12 +307,26 @@ class _Trainer:
     return learner_lib.init_carry(self.learner, self.versus,
                                   jax.random.PRNGKey(seed), self.num_envs)
 
+  def portable(self, carry: learner_lib.Carry) -> learner_lib.Carry:
+    return learner_lib.portable_carry(self.learner, carry)
+
+  def whole(self, carry: learner_lib.Carry) -> learner_lib.Carry:
+    return learner_lib.whole_carry(self.learner, self.versus, carry,
+                                   self.num_envs)
+
   def params(self, carry: learner_lib.Carry) -> Any:
     return jax.device_get(self.learner.played(carry.learner).params)
 
   def new_params(self, seed: int) -> Any:
     """The parameters a learner started from `seed` plays at first."""
     return self.params(self.new_carry(seed))
+
+
+def portable_path(carry_path: str) -> str:
+  """Where a task keeps the portable twin of the carry it saved at
+  `carry_path` (`learner.portable_carry`: no games in progress, no PPO
+  rollout; megabytes where the carry can be a gigabyte)."""
+  return carry_path + PORTABLE_SUFFIX
 
 
 @functools.lru_cache(maxsize=2)
@@ -325,16 +341,19 @@ def train_chunk(task: Task) -> Trained:
   trainer = _trainer(task.game, task.learner_config, task.num_envs,
                      task.engine_options)
   if task.start is not None:
-    carry = checkpoints.restore(task.start, trainer.record).tree
+    carry = trainer.whole(checkpoints.restore(task.start,
+                                              trainer.record).tree)
   else:
     carry = trainer.new_carry(task.seed)
     if task.warm_from is not None:
-      carry = carry._replace(learner=checkpoints.restore(
-          task.warm_from, trainer.record).tree.learner)
+      carry = carry._replace(learner=trainer.whole(checkpoints.restore(
+          task.warm_from, trainer.record).tree).learner)
   carry, metrics = trainer.train_steps(carry, task.members,
                                        np.asarray(task.weights, np.float32),
                                        task.steps)
   checkpoints.save(task.save_to, carry, trainer.record)
+  checkpoints.save(portable_path(task.save_to), trainer.portable(carry),
+                   trainer.record)
   episodes = int(metrics.episodes)
   return Trained(task.save_to, trainer.params(carry),
                  float(metrics.return_sum) / max(episodes, 1), episodes)
@@ -668,22 +687,43 @@ class Pipeline:
     return {os.path.basename(a.checkpoint or a.warm_from)
             for a in self.active if a.checkpoint or a.warm_from}
 
+  def _kept_files(self) -> set[str]:
+    """The named carries and their portable twins."""
+    named = self._named_carries()
+    return named | {portable_path(name) for name in named}
+
   def _remove_carries_but_named(self, directory: str) -> None:
     learners = os.path.join(directory, "learners")
-    for name in set(os.listdir(learners)) - self._named_carries():
+    for name in set(os.listdir(learners)) - self._kept_files():
       os.remove(os.path.join(learners, name))
 
-  def copy_state(self, directory: str) -> None:
+  def copy_state(self, directory: str, portable: bool = False) -> None:
     """Copies the run's state and the carries it names into `directory`, in
     this run's layout (a Pipeline there resumes from it), and removes the
     carries it no longer names there: a copy kept off a machine whose disk
-    goes away with it. Call it between rounds."""
+    goes away with it. Call it between rounds. With `portable`, the carries
+    are their portable twins (`portable_path`): the copy is megabytes, and a
+    run resumed from it starts its learners on fresh games (the games in
+    progress and PPO's partial rollouts are lost, nothing learned is)."""
     os.makedirs(os.path.join(directory, "learners"), exist_ok=True)
     for name in self._named_carries():
-      _copy_atomically(self._carry_path(name),
-                       os.path.join(directory, "learners", name))
+      destination = os.path.join(directory, "learners", name)
+      if portable:
+        self._copy_portable(self._carry_path(name), destination)
+      else:
+        _copy_atomically(self._carry_path(name), destination)
     _copy_atomically(self._state_path, os.path.join(directory, STATE_FILE))
     self._remove_carries_but_named(directory)
+
+  def _copy_portable(self, carry_path: str, destination: str) -> None:
+    """The twin a task wrote beside the carry, or (a carry from before
+    twins, or one that is portable itself) the carry made portable here."""
+    if os.path.exists(portable_path(carry_path)):
+      _copy_atomically(portable_path(carry_path), destination)
+      return
+    carry = checkpoints.restore(carry_path, self._trainer.record).tree
+    checkpoints.save(destination, self._trainer.portable(carry),
+                     self._trainer.record)
 
   def _fork(self, parent: str) -> None:
     """Starts from the state of the run in `parent` (ValueError if its game,

@@ -8,7 +8,9 @@
 # every round, copies what resumes the run and what it measured into $OUT
 # (population/state.pkl, population/learners/*.pkl, metrics.jsonl,
 # bots.jsonl, population.npz: at most 8 files, as the device tool brings
-# back). Several JAX processes (the driver, a worker per learner) share the
+# back; the learners' carries portable, megabytes where the whole carry of
+# 2,048 games is over a gigabyte, so a resumed run's learners start on
+# fresh games). Several JAX processes (the driver, a worker per learner) share the
 # GPU. The wheels it needs: benchmarks/gpu_setup.sh. Afterwards, here:
 #   rm -rf run_state/stratego_p2sro_gpu && cp -r <files_at> run_state/stratego_p2sro_gpu
 # keeps the run for the next device call.

@@ -83,8 +83,9 @@ _LEARNING_RATE = flags.DEFINE_float("learning_rate",
                                     "PPO's Adam's.")
 _MIRROR_DIR = flags.DEFINE_string(
     "mirror_dir", None, "After every round, a copy of what resumes the run "
-    "(population/) and of what it measured, there: for a machine whose "
-    "disk goes away with it.")
+    "(population/, its carries portable: megabytes, a resumed run's "
+    "learners start on fresh games) and of what it measured, there: for a "
+    "machine whose disk goes away with it.")
 _FORK_FROM = flags.DEFINE_string(
     "fork_from", None, "A new run starts from this run's population/ "
     "folder (same learners, other P2SRO settings).")
@@ -116,9 +117,9 @@ def _finished(log: list[p2sro.LogEntry]) -> bool:
 
 def _mirror(pipeline: p2sro.Pipeline, output_dir: str, mirror: str) -> None:
   """Copies what a resumed run needs and what the run measured into
-  `mirror` (population/ as a run resumes from it, metrics, bots, the
-  population file)."""
-  pipeline.copy_state(os.path.join(mirror, "population"))
+  `mirror` (population/ as a run resumes from it, its carries portable;
+  metrics, bots, the population file)."""
+  pipeline.copy_state(os.path.join(mirror, "population"), portable=True)
   for name in ("metrics.jsonl", "bots.jsonl", "population.npz"):
     if os.path.exists(os.path.join(output_dir, name)):
       shutil.copyfile(os.path.join(output_dir, name),

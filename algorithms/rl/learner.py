@@ -173,6 +173,29 @@ def init_carry(learner: Learner, versus: versus_lib.VersusEnv, key: jax.Array,
                jnp.zeros(batch), key)
 
 
+def portable_carry(learner: Learner, carry: Carry) -> Carry:
+  """`carry` as it travels off a machine: no games in progress (`env` and
+  `episode_return` None) and the learner's state as its optional
+  `portable(state)` keeps it (PPO drops the rollout it is collecting;
+  learners without the method keep everything, a replay buffer included)."""
+  portable = getattr(learner, "portable", None)
+  state = portable(carry.learner) if portable else carry.learner
+  return carry._replace(learner=state, env=None, episode_return=None)
+
+
+def whole_carry(learner: Learner, versus: versus_lib.VersusEnv, carry: Carry,
+                batch: int) -> Carry:
+  """`carry` itself, or, if `portable_carry` wrote it, the same learner on
+  `batch` fresh games (its optional `whole(state)` refills what `portable`
+  dropped)."""
+  if carry.env is not None:
+    return carry
+  whole = getattr(learner, "whole", None)
+  state = whole(carry.learner) if whole else carry.learner
+  env_key, key = jax.random.split(carry.key)
+  return Carry(state, versus.init(env_key, batch), jnp.zeros(batch), key)
+
+
 def make_train_steps(learner: Learner, versus: versus_lib.VersusEnv
                     ) -> Callable[[Carry, Any, jax.Array, int],
                                   tuple[Carry, ChunkMetrics]]:

@@ -123,7 +123,7 @@ class Batch(NamedTuple):
 
 class State(NamedTuple):
   train: training.TrainState
-  rollout: Rollout
+  rollout: Optional[Rollout]  # None in a `portable` state.
   step: jax.Array  # Steps stored in the current rollout.
 
 
@@ -323,6 +323,17 @@ class PPO:
         lambda t, r, o, k: (t, idle), state.train, rollout,
         transition.next_observation, key)
     return State(train, rollout, step % self.config.rollout_length), metrics
+
+  def portable(self, state: State) -> State:
+    """`state` without its rollout (`learner.portable_carry`): the steps
+    collected since the last update are dropped."""
+    return State(state.train, None, jnp.int32(0))
+
+  def whole(self, state: State) -> State:
+    """A `portable` state with an empty rollout again."""
+    if state.rollout is not None:
+      return state
+    return state._replace(rollout=self._empty_rollout())
 
   def played(self, state: State) -> learner_lib.LearnedPolicy:
     """The softmax policy of the logits (discrete), or the deterministic

@@ -138,7 +138,8 @@ def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
                    REFERENCE_ROUNDS)
   kept = {os.path.basename(a.checkpoint) for a in resumed.active
           if a.checkpoint is not None}
-  assert set(os.listdir(tmp_path / "learners")) == kept  # No older carry.
+  twins = {os.path.basename(p2sro.portable_path(name)) for name in kept}
+  assert set(os.listdir(tmp_path / "learners")) == kept | twins  # No older.
 
 
 def test_a_fork_continues_the_run_it_starts_from(reference, pool, tmp_path):
@@ -174,6 +175,23 @@ def test_a_copied_state_resumes_as_the_run_it_copies(reference, pool,
   assert set(os.listdir(copy / "learners")) == named  # Older ones removed.
   resumed = _pipeline(copy, lambda: pool)  # Its carries found there.
   _assert_same_run(_run(resumed, 3), reference, 3)
+
+
+def test_a_portable_copy_resumes_on_fresh_games(reference, pool, tmp_path):
+  pipeline = _run(_pipeline(tmp_path / "run", lambda: pool), 2)
+  copy = tmp_path / "copy"
+  pipeline.copy_state(str(copy), portable=True)
+  named = {os.path.basename(a.checkpoint) for a in pipeline.active}
+  assert set(os.listdir(copy / "learners")) == named
+  record = pipeline._trainer.record  # pylint: disable=protected-access
+  for name in named:
+    carry = checkpoints.restore(str(copy / "learners" / name), record).tree
+    assert carry.env is None and carry.learner is not None
+    assert (os.path.getsize(copy / "learners" / name) <
+            os.path.getsize(tmp_path / "run" / "learners" / name))
+  resumed = _run(_pipeline(copy, lambda: pool), 3)
+  assert _timeless(resumed.log[:2]) == _timeless(reference.log[:2])
+  assert resumed.log[2].episodes > resumed.log[1].episodes
 
 
 def test_task_opponents_are_drawn_from_the_mixture(pool, tmp_path):

@@ -4,6 +4,7 @@ time limit, it leaves in $OUT a run the next call resumes and a population
 that `play_stratego` plays."""
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,10 @@ def test_the_script_leaves_a_run_to_resume_and_a_population_to_play(
   assert {"population/state.pkl", "metrics.jsonl", "bots.jsonl",
           "population.npz"} <= files
   assert len(files) <= 8 and all(f.count("/") <= 2 for f in files)
+  carries = [f for f in files if f.startswith("population/learners/")]
+  assert carries and all(  # Portable: no games in progress travel.
+      pickle.loads((out / f).read_bytes())["tree"].env is None
+      for f in carries)
   kept = tmp_path / "kept"  # As the closing lines of the script say.
   shutil.copytree(out, kept)
   rounds = len((out / "metrics.jsonl").read_text().splitlines())

@@ -101,6 +101,29 @@ def test_continuous_ppo_stays_finite_with_the_best_action_at_an_edge():
   np.testing.assert_allclose(actions, 1.0)
 
 
+def test_a_portable_carry_keeps_what_was_learned_and_trains_on():
+  task, batch = _OneStepTask(), 8
+  learned = ppo.PPO(ppo.Config(continuous=True, hidden_sizes=(8,),
+                               rollout_length=4, minibatches=2),
+                    task.observation_shape, task.num_actions, batch)
+  carry = learner.init_carry(learned, task, jax.random.PRNGKey(0), batch)
+  train_steps = learner.make_train_steps(learned, task)
+  carry, _ = train_steps(carry, (), jnp.ones(1), 6)  # Mid-rollout.
+  assert int(carry.learner.step) == 2
+  portable = learner.portable_carry(learned, carry)
+  assert portable.env is None and portable.learner.rollout is None
+  whole = learner.whole_carry(learned, task, portable, batch)
+  assert int(whole.learner.step) == 0 and whole.env.observation.shape == (
+      batch, 2)
+  assert not jnp.any(whole.learner.rollout.observation)
+  assert jax.tree.all(jax.tree.map(jnp.array_equal, whole.learner.train,
+                                   carry.learner.train))
+  whole, _ = train_steps(whole, (), jnp.ones(1), 4)  # A full rollout again.
+  assert not jax.tree.all(jax.tree.map(jnp.array_equal, whole.learner.train,
+                                       carry.learner.train))
+  assert learner.whole_carry(learned, task, carry, batch) is carry
+
+
 def test_gae_matches_a_hand_computation():
   rewards = np.array([[1.0], [0.0], [2.0]])
   values = np.array([[0.5], [0.2], [0.1]])
