@@ -124,6 +124,10 @@ def _truncated_rollout(blueprint: blueprints.Blueprint, depth: int,
 
     _, states, memory, scored = jax.lax.while_loop(
         going, move, (0, states, memory, states.rewards[:, 0]))
+    # The observations made again from where the games end, so that the
+    # loop's own are dead code unless the blueprint reads them: a rule-based
+    # blueprint's rollout then skips encoding them at every move.
+    states = engine.observe(states)
     return scored + jnp.where(states.terminated, 0.0,
                               value(value_params, memory, states))
 
@@ -159,16 +163,20 @@ class RejectionSampler:
     return hands
 
 
+FEWEST_DRAWS = 64  # The smallest batch of hands a learned belief draws.
+
+
 class LearnedBelief:
   """A player's learned belief: the belief model's encoder follows the
-  player's observations; hands are drawn from its latest output, `draws`
-  at a time (one compilation)."""
+  player's observations; hands are drawn from its latest output in batches
+  of a power of two from FEWEST_DRAWS to `most_draws` (a few compilations),
+  the smallest that holds the hands asked for."""
 
   def __init__(self, model: belief_model.BeliefModel,
                blueprint: blueprints.Blueprint, player: int,
-               game: engine_lib.HanabiState, draws: int):
+               game: engine_lib.HanabiState, most_draws: int):
     model.check(blueprint)
-    self.model, self.player, self.draws = model, player, draws
+    self.model, self.player, self.most_draws = model, player, most_draws
     self.context, self.state = self._encode(game, model.start())
 
   def _encode(self, game: engine_lib.HanabiState, state):
@@ -185,8 +193,9 @@ class LearnedBelief:
     present = int((np.asarray(game.hands)[self.player] >= 0).sum())
 
     def draw(count, rng):
-      del count  # Always `draws` (>= any count search asks for).
-      return self.model.sample(self.context, self.draws, present,
+      draws = min(max(FEWEST_DRAWS, 1 << (count - 1).bit_length()),
+                  self.most_draws)
+      return self.model.sample(self.context, draws, present,
                                jax.random.PRNGKey(rng.integers(2**31)))
 
     return draw

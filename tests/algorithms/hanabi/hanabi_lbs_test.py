@@ -182,6 +182,14 @@ def test_accepted_samples_fit_the_public_information():
               unseen).all()
 
 
+def test_a_learned_belief_draws_the_smallest_batch_that_holds_the_count():
+  game = _positions(SMALL, 1)[4]
+  belief = lbs.LearnedBelief(_model(SMALL), _rule_bot(SMALL), 1, game, 256)
+  draw, rng = belief.sampler(game), np.random.default_rng(0)
+  sizes = [len(draw(count, rng)) for count in (1, 64, 65, 200, 1000)]
+  assert sizes == [lbs.FEWEST_DRAWS, 64, 128, 256, 256]
+
+
 def test_too_few_consistent_samples_fall_back_to_the_blueprint():
   game = next(g for g in _positions(SMALL, 1)
               if np.asarray(g.legal_action_mask).sum() > 1)
@@ -241,6 +249,16 @@ def test_truncated_rollouts_add_the_value_where_they_stop():
   expected = np.asarray(after.rewards[:, 0]) + np.asarray(
       value(value_params, (), after))
   np.testing.assert_allclose(np.asarray(one), expected, rtol=1e-5)
+  # A few moves: the value of where they end as the moves observed it.
+  three = lbs._truncated_rollout(blueprint, 3, value)(  # pylint: disable=protected-access
+      (), value_params, states, (), first)
+  scored, games = np.asarray(after.rewards[:, 0]), after
+  for _ in range(2):
+    games = engine.step(games, blueprint.moves((), (), games))
+    scored = scored + np.asarray(games.rewards[:, 0])
+  np.testing.assert_allclose(
+      np.asarray(three), scored + np.asarray(value(value_params, (), games)),
+      rtol=1e-5)
   # Rollouts longer than any game are the full ones.
   longest = lbs._truncated_rollout(  # pylint: disable=protected-access
       blueprint, belief_model.max_moves(SMALL) + 1, value)(
