@@ -322,11 +322,18 @@ class GameResult(NamedTuple):
   belief_seconds: float
 
 
+# (player, its search's decision or None, the game before, after the move).
+MoveWatcher = Callable[[int, Optional[Decision], engine_lib.HanabiState,
+                        engine_lib.HanabiState], None]
+
+
 def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
               start: Optional[SearchStart] = None,
-              seed: int = 0) -> GameResult:
+              seed: int = 0,
+              watch: Optional[MoveWatcher] = None) -> GameResult:
   """One game dealt from `deck`: everyone plays the blueprint, except the
-  players `start` gives searchers to (None: no one)."""
+  players `start` gives searchers to (None: no one); `watch` sees every
+  move (`row`s of the game before and after it)."""
   rng = np.random.default_rng(seed)
   if start is None:  # The whole game in one jitted self-play.
     return GameResult(float(blueprints.self_play_scores(
@@ -342,6 +349,7 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
   score, moves, deviations, seconds = 0.0, 0, 0, 0.0
   while not bool(game.terminated):
     searcher = searchers.get(int(game.current_player))
+    decision = None
     if searcher is not None:
       decision = searcher.decide(game, beliefs.row(memory), rng)
       action = decision.action
@@ -352,6 +360,8 @@ def play_game(blueprint: blueprints.Blueprint, deck: np.ndarray,
       action = int(calls.moves(params, memory, state)[0])
     state = engine.step(state, jnp.asarray([action], jnp.int32))
     after = beliefs.row(state)
+    if watch is not None:
+      watch(int(game.current_player), decision, game, after)
     score += float(after.rewards[0])
     if not bool(after.terminated):
       started = time.perf_counter()
