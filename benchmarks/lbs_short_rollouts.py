@@ -58,10 +58,12 @@ class _LivesLost:
   def __init__(self):
     self.lost = dict.fromkeys(CAUSES, 0)
     self.deviated = False  # The searcher's last move left the blueprint's.
+    self.lives_left = None
 
   def __call__(self, player: int, decision: Optional[sparta.Decision],
                before: Any, after: Any) -> None:
     lost = int(before.lives) - int(after.lives)
+    self.lives_left = int(after.lives)
     if player == SEARCHER:
       self.lost["searcher's own move"] += lost
       self.deviated = decision.action != decision.blueprint_action
@@ -87,7 +89,8 @@ def play(blueprint: Any, model: Any, depth: int, game: int) -> dict[str, Any]:
   return {"game": game, "score": result.score,
           "blueprint_score": sparta.play_game(blueprint, deck).score,
           "searcher_moves": result.searcher_moves,
-          "deviations": result.deviations, "lives_lost": watcher.lost}
+          "deviations": result.deviations, "lives_lost": watcher.lost,
+          "lives_left": watcher.lives_left}
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
