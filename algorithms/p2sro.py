@@ -103,6 +103,7 @@ class Config:
   # plays games_per_entry games), its games played `entry_batch` at once.
   entry_standard_error: float = 0.0
   entry_batch: int = 1024
+  entry_games_per_slot: int = 1  # Games a slot of an entry's batch plays.
   # Members a learner's round trains against, drawn from its mixture (with
   # replacement, so that each game's opponent is still distributed as the
   # mixture over rounds); 0: the whole mixture, a member drawn per game,
@@ -121,7 +122,8 @@ class Config:
                        f"meta_solver={self.meta_solver!r}")
     learner_lib.check_positive(self, "learners", "chunk_steps", "num_envs",
                                "fictitious_play_iterations",
-                               "games_per_entry", "entry_batch")
+                               "games_per_entry", "entry_batch",
+                               "entry_games_per_slot")
     learner_lib.check_non_negative(self, "min_steps", "plateau_gain",
                                    "entry_standard_error", "task_opponents")
     learner_lib.check_unit_interval(self, "uniform_mix")
@@ -329,6 +331,11 @@ def portable_path(carry_path: str) -> str:
   return carry_path + PORTABLE_SUFFIX
 
 
+# Settings added to Config while runs were under way, with the defaults
+# that keep those runs' behaviour: their checkpoints resume.
+_ADDED_SETTINGS = {"run_entry_games_per_slot": 1}
+
+
 @functools.lru_cache(maxsize=2)
 def _trainer(game: str, config: best_response.AnyConfig, num_envs: int,
              engine_options: tuple[tuple[str, Any], ...] = ()) -> _Trainer:
@@ -429,7 +436,8 @@ class Pipeline:
         game, self._trainer.apply, self._trainer.env,
         config.games_per_entry, exact=evaluator == best_response.EXACT,
         seed=config.seed, entry_standard_error=config.entry_standard_error,
-        entry_batch=config.entry_batch)
+        entry_batch=config.entry_batch,
+        entry_games_per_slot=config.entry_games_per_slot)
     self.log: list[LogEntry] = []
     self._wall_time = 0.0
     self._task_time = 0.0
@@ -439,7 +447,8 @@ class Pipeline:
     self._episodes = 0
     self._next_seed = config.seed * 1_000_003  # Learners' seeds count up.
     if os.path.exists(self._state_path):
-      self._restore(checkpoints.restore(self._state_path, self._record))
+      self._restore(checkpoints.restore(self._state_path, self._record,
+                                        added=_ADDED_SETTINGS))
     elif fork_from is not None:
       self._fork(fork_from)
     else:

@@ -54,17 +54,20 @@ def saved_config(path: str) -> dict[str, Any]:
 
 
 def restore(path: str, config: Any,
-            may_differ: Callable[[str], bool] = lambda name: False
-           ) -> Checkpoint:
+            may_differ: Callable[[str], bool] = lambda name: False,
+            added: Optional[dict[str, Any]] = None) -> Checkpoint:
   """The checkpoint at `path`, which must have been saved with `config`
   (but for the settings `may_differ` names: a run forked from another).
+  `added` holds settings introduced after some checkpoints were made, with
+  the value that stands for how those runs behaved (the setting's default):
+  a checkpoint without one of them counts as saved with that value.
 
   Raises:
     ValueError: the checkpoint was made with another configuration.
   """
   with open(path, "rb") as f:
     payload = pickle.load(f)
-  saved, wanted = payload["config"], _as_plain(config)
+  saved, wanted = {**(added or {}), **payload["config"]}, _as_plain(config)
   differing = [name for name in sorted(set(saved) | set(wanted))
                if saved.get(name) != wanted.get(name) and not may_differ(name)]
   if differing:

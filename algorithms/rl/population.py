@@ -36,17 +36,21 @@ _ENTRY_GAMES: dict[Any, Any] = {}
 
 
 def _entry_games(env: Any, apply: learner_lib.LogitsFn,
-                 opponent: opponents.Opponent, batch: int) -> Any:
-  """Jitted: `batch` games of one member against another, seats
-  alternating, each game played to its end and counted once: (player's
-  parameters, opponent's parameters and weights, key) -> [B] the player's
-  return, its seat in game b being b % 2. Counting only each game's first
-  episode keeps long games in the mean (stopping at the first `batch`
-  endings of auto-reset games would count short games more often)."""
-  if (env, apply, batch) in _ENTRY_GAMES:
-    return _ENTRY_GAMES[env, apply, batch]
+                 opponent: opponents.Opponent, batch: int,
+                 per_slot: int = 1) -> Any:
+  """Jitted: games of one member against another in `batch` slots, seats
+  alternating over the slots, each slot playing its first `per_slot` games
+  to their ends, each counted once: (player's parameters, opponent's
+  parameters and weights, key) -> [B · per_slot] the player's returns, slot
+  b's games together, its seat b % 2. Counting only each slot's first
+  games keeps long games in the mean (stopping at the first endings of
+  auto-reset games would count short games more often); several games a
+  slot leave fewer slots idle while the batch waits for its longest slot."""
+  if (env, apply, batch, per_slot) in _ENTRY_GAMES:
+    return _ENTRY_GAMES[env, apply, batch, per_slot]
   versus = versus_lib.VersusEnv(env, opponent)
   act = opponent.act
+  slots = jnp.arange(batch)
 
   def games(player_params, opponent_params, opponent_weights, key):
     init_key, key = jax.random.split(key)
@@ -54,7 +58,7 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
     state = versus.start(init_key, seat, opponent_params, opponent_weights)
 
     def going(carry):
-      return ~carry[2].all()
+      return (carry[2] < per_slot).any()
 
     def move(carry):
       state, key, ended, returns = carry
@@ -64,14 +68,17 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
                     act_key)
       state, reward, done = versus.play(state, actions, opponent_params,
                                         opponent_weights)
-      return (state, key, ended | done,
-              returns + jnp.where(ended, 0.0, reward))
+      counted = ended < per_slot
+      returns = returns.at[slots, jnp.minimum(ended, per_slot - 1)].add(
+          jnp.where(counted, reward, 0.0))
+      return state, key, ended + (done & counted), returns
 
     return jax.lax.while_loop(going, move, (
-        state, key, jnp.zeros(batch, bool), jnp.zeros(batch)))[3]
+        state, key, jnp.zeros(batch, jnp.int32),
+        jnp.zeros((batch, per_slot))))[3].reshape(-1)
 
-  _ENTRY_GAMES[env, apply, batch] = jax.jit(games)
-  return _ENTRY_GAMES[env, apply, batch]
+  _ENTRY_GAMES[env, apply, batch, per_slot] = jax.jit(games)
+  return _ENTRY_GAMES[env, apply, batch, per_slot]
 
 
 class Population:
@@ -80,7 +87,8 @@ class Population:
   def __init__(self, game: pyspiel.Game, apply: learner_lib.LogitsFn,
                env: Any = None, games_per_entry: int = 20_000,
                exact: bool = True, seed: int = 0,
-               entry_standard_error: float = 0.0, entry_batch: int = 1024):
+               entry_standard_error: float = 0.0, entry_batch: int = 1024,
+               entry_games_per_slot: int = 1):
     """Args:
       game: the game.
       apply: the members' logits function.
@@ -92,7 +100,9 @@ class Population:
       entry_standard_error: a sampled entry stops after the batch of games
         that brings its standard error to at most this (0: after
         games_per_entry games).
-      entry_batch: games a sampled entry plays at once (at most).
+      entry_batch: slots a sampled entry plays in at once (at most).
+      entry_games_per_slot: games each slot plays one after another in a
+        batch (a batch ends when its last slot is done).
     """
     if not exact and env is None:
       raise ValueError("sampled payoff entries need a batched engine (env)")
@@ -102,6 +112,9 @@ class Population:
     if entry_batch < 2:
       raise ValueError(f"entry_batch must be >= 2 (a game per seat), got "
                        f"entry_batch={entry_batch}")
+    if entry_games_per_slot < 1:
+      raise ValueError(f"entry_games_per_slot must be >= 1, got "
+                       f"entry_games_per_slot={entry_games_per_slot}")
     if entry_standard_error < 0:
       raise ValueError(f"entry_standard_error must be >= 0, got "
                        f"entry_standard_error={entry_standard_error}")
@@ -111,6 +124,7 @@ class Population:
     self.games_per_entry = games_per_entry
     self.entry_standard_error = entry_standard_error
     self.entry_batch = entry_batch
+    self.entry_games_per_slot = entry_games_per_slot
     self.entry_games = 0  # Games played for sampled entries so far.
     self._continuous = bool(getattr(env, "continuous", False))
     self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
@@ -216,26 +230,29 @@ class Population:
 
   def _sampled_entry(self, i: int, j: int) -> tuple[float, float]:
     """Member i's mean return against member j over whole games in batches
-    of `entry_batch`, i in alternating seats, each sampling its softmax
-    policy (or playing its action): the mean of the two seats' means, from
-    `games_per_entry` games, or fewer once its standard error is at most
-    `entry_standard_error`."""
+    of `entry_batch` slots of `entry_games_per_slot` games, i in alternating
+    seats, each sampling its softmax policy (or playing its action): the
+    mean of the two seats' means, from `games_per_entry` games, or fewer
+    once its standard error is at most `entry_standard_error`."""
     player, opponent = (
         opponents.of_networks(self.apply, self.members[k],
                               continuous=self._continuous) for k in (i, j))
-    batch = min(self.games_per_entry, self.entry_batch)
-    games = _entry_games(self.env, self.apply, opponent, batch)
+    per_slot = self.entry_games_per_slot
+    batch = max(2, min(-(-self.games_per_entry // per_slot),
+                       self.entry_batch))
+    games = _entry_games(self.env, self.apply, opponent, batch, per_slot)
     # Keyed by the pair, not by a running key: a resumed run (whose
     # checkpoint keeps the table, not a key) samples the entries it adds
     # from the same games as a run never stopped.
     pair_key = jax.random.fold_in(jax.random.fold_in(self._key, i), j)
     returns = []
-    while len(returns) * batch < self.games_per_entry:
+    while len(returns) * batch * per_slot < self.games_per_entry:
       returns.append(jax.device_get(games(
           player.params, opponent.params, jnp.asarray(opponent.weights),
           jax.random.fold_in(pair_key, len(returns)))))
-      self.entry_games += batch
-      seats = np.tile(np.arange(batch) % 2, len(returns))
+      self.entry_games += batch * per_slot
+      seats = np.tile(np.repeat(np.arange(batch) % 2, per_slot),
+                      len(returns))
       mean, error = seat_averaged_mean(np.concatenate(returns), seats)
       if error <= self.entry_standard_error:
         break

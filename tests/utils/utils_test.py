@@ -53,6 +53,18 @@ def test_a_checkpoint_of_another_run_is_refused_by_name(tmp_path):
   checkpoints.restore(path, {"learning_rate": 0.01, "hidden_sizes": [8, 8]})
 
 
+def test_a_setting_added_since_a_checkpoint_takes_its_stated_value(tmp_path):
+  path = str(tmp_path / "checkpoint.pkl")
+  checkpoints.save(path, _state(), {"learning_rate": 0.01})
+  newer = {"learning_rate": 0.01, "per_slot": 1}
+  with pytest.raises(ValueError, match="per_slot=1 here, '\\(unset\\)'"):
+    checkpoints.restore(path, newer)
+  checkpoints.restore(path, newer, added={"per_slot": 1})
+  with pytest.raises(ValueError, match="per_slot=3 here, 1 in"):
+    checkpoints.restore(path, {**newer, "per_slot": 3},
+                        added={"per_slot": 1})
+
+
 def test_a_failed_save_leaves_the_last_checkpoint(tmp_path):
   path = str(tmp_path / "checkpoint.pkl")
   checkpoints.save(path, {"x": jnp.ones(2)}, _Config(), step=1)

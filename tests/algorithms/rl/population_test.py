@@ -74,6 +74,19 @@ def test_an_entry_counts_each_game_once_however_long():
   np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(20_000))
 
 
+def test_games_played_several_to_a_slot_are_each_counted_once():
+  """Each slot plays 8 games one after another: the mean stays the exact
+  one (no game counted twice or cut short), in an eighth of the slots."""
+  exact = _filled(exact=True).payoffs
+  population = _filled(exact=False, games_per_entry=20_000, entry_batch=2_500,
+                       entry_games_per_slot=8)
+  assert population.entry_games == 3 * 20_000
+  np.testing.assert_allclose(population.payoffs, exact,
+                             atol=4 * 2 / np.sqrt(20_000))
+  with pytest.raises(ValueError, match="entry_games_per_slot=0"):
+    population_lib.Population(KUHN, NETWORK.apply, entry_games_per_slot=0)
+
+
 def test_an_entry_stops_once_its_standard_error_is_small_enough():
   exact = _filled(exact=True).payoffs
   population = _filled(exact=False, games_per_entry=40_000, entry_batch=512,
