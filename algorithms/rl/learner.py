@@ -10,7 +10,9 @@ sizes and offers pure, jittable functions:
     step's `Transition` and learns from it when its schedule says so
     (`metrics` is a dict of scalars);
   played(state) -> `LearnedPolicy`: the policy it has learned, as it plays
-    it when it is done (greedy for DDQN, its softmax policy for PPO and SAC).
+    it when it is done (greedy for DDQN, its softmax policy for PPO and SAC);
+  optionally portable(state) and whole(state): the state without what need
+    not travel off a machine, and back (`portable_carry`; PPO's rollout).
 
 `make_train_steps` runs batched steps of a learner against a `VersusEnv`
 inside one `lax.scan` (or, over a `HostVersusEnv`, in a Python loop of
