@@ -94,6 +94,7 @@ def play(blueprint: Any, model: Any, depth: int, game: int) -> dict[str, Any]:
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+  """A depth's games: mean score, paired gain, deviations, lives by cause."""
   gains = [g["score"] - g["blueprint_score"] for g in games]
   return {"score": float(np.mean([g["score"] for g in games])),
           "paired_gain": float(np.mean(gains)),
@@ -106,6 +107,7 @@ def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def plot(results: dict[str, Any], path: str) -> None:
+  """Lives lost per game by cause, a stacked bar per depth."""
   fig, axis = reporting.plt.subplots(figsize=(7, 4))
   depths = list(results)
   bottom = np.zeros(len(depths))
