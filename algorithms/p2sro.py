@@ -309,6 +309,9 @@ class _Trainer:
     return learner_lib.init_carry(self.learner, self.versus,
                                   jax.random.PRNGKey(seed), self.num_envs)
 
+  def compact(self, carry: learner_lib.Carry) -> learner_lib.Carry:
+    return learner_lib.compact_carry(self.learner, carry)
+
   def portable(self, carry: learner_lib.Carry) -> learner_lib.Carry:
     return learner_lib.portable_carry(self.learner, carry)
 
@@ -358,7 +361,7 @@ def train_chunk(task: Task) -> Trained:
   carry, metrics = trainer.train_steps(carry, task.members,
                                        np.asarray(task.weights, np.float32),
                                        task.steps)
-  checkpoints.save(task.save_to, carry, trainer.record)
+  checkpoints.save(task.save_to, trainer.compact(carry), trainer.record)
   checkpoints.save(portable_path(task.save_to), trainer.portable(carry),
                    trainer.record)
   episodes = int(metrics.episodes)

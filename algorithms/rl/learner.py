@@ -11,8 +11,9 @@ sizes and offers pure, jittable functions:
     (`metrics` is a dict of scalars);
   played(state) -> `LearnedPolicy`: the policy it has learned, as it plays
     it when it is done (greedy for DDQN, its softmax policy for PPO and SAC);
-  optionally portable(state) and whole(state): the state without what need
-    not travel off a machine, and back (`portable_carry`; PPO's rollout).
+  optionally compact(state), portable(state) and whole(state): the state
+    as a checkpoint keeps it losslessly, without what need not travel off a
+    machine, and back (`compact_carry`, `portable_carry`; PPO's rollout).
 
 `make_train_steps` runs batched steps of a learner against a `VersusEnv`
 inside one `lax.scan` (or, over a `HostVersusEnv`, in a Python loop of
@@ -185,15 +186,23 @@ def portable_carry(learner: Learner, carry: Carry) -> Carry:
   return carry._replace(learner=state, env=None, episode_return=None)
 
 
+def compact_carry(learner: Learner, carry: Carry) -> Carry:
+  """`carry` as a checkpoint keeps it, losing nothing: the learner's state
+  as its optional `compact(state)` keeps it (PPO between rollouts: without
+  its rollout buffer)."""
+  compact = getattr(learner, "compact", None)
+  return carry._replace(learner=compact(carry.learner)) if compact else carry
+
+
 def whole_carry(learner: Learner, versus: versus_lib.VersusEnv, carry: Carry,
                 batch: int) -> Carry:
-  """`carry` itself, or, if `portable_carry` wrote it, the same learner on
-  `batch` fresh games (its optional `whole(state)` refills what `portable`
-  dropped)."""
-  if carry.env is not None:
-    return carry
+  """A carry `compact_carry` or `portable_carry` wrote, made whole (the
+  learner's optional `whole(state)` refills what they dropped); a portable
+  one on `batch` fresh games."""
   whole = getattr(learner, "whole", None)
   state = whole(carry.learner) if whole else carry.learner
+  if carry.env is not None:
+    return carry if state is carry.learner else carry._replace(learner=state)
   env_key, key = jax.random.split(carry.key)
   return Carry(state, versus.init(env_key, batch), jnp.zeros(batch), key)
 

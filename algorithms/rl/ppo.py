@@ -329,6 +329,12 @@ class PPO:
     collected since the last update are dropped."""
     return State(state.train, None, jnp.int32(0))
 
+  def compact(self, state: State) -> State:
+    """`state` as a checkpoint keeps it: between rollouts (step 0, where
+    nothing in the rollout is read again) without the rollout, else whole;
+    `whole` restores it exactly."""
+    return self.portable(state) if int(state.step) == 0 else state
+
   def whole(self, state: State) -> State:
     """A `portable` state with an empty rollout again."""
     if state.rollout is not None:

@@ -124,6 +124,26 @@ def test_a_portable_carry_keeps_what_was_learned_and_trains_on():
   assert learner.whole_carry(learned, task, carry, batch) is carry
 
 
+def test_a_compact_carry_between_rollouts_trains_on_exactly_alike():
+  task, batch = _OneStepTask(), 8
+  learned = ppo.PPO(ppo.Config(continuous=True, hidden_sizes=(8,),
+                               rollout_length=4, minibatches=2),
+                    task.observation_shape, task.num_actions, batch)
+  carry = learner.init_carry(learned, task, jax.random.PRNGKey(0), batch)
+  train_steps = learner.make_train_steps(learned, task)
+  carry, _ = train_steps(carry, (), jnp.ones(1), 8)  # Two whole rollouts.
+  compact = learner.compact_carry(learned, carry)
+  assert compact.learner.rollout is None and compact.env is not None
+  again = learner.whole_carry(learned, task, compact, batch)
+  one, _ = train_steps(carry, (), jnp.ones(1), 4)
+  other, _ = train_steps(again, (), jnp.ones(1), 4)
+  assert jax.tree.all(jax.tree.map(jnp.array_equal, one.learner.train,
+                                   other.learner.train))
+  # Mid-rollout the rollout is kept.
+  middle, _ = train_steps(carry, (), jnp.ones(1), 2)
+  assert learner.compact_carry(learned, middle).learner.rollout is not None
+
+
 def test_gae_matches_a_hand_computation():
   rewards = np.array([[1.0], [0.0], [2.0]])
   values = np.array([[0.5], [0.2], [0.1]])
