@@ -101,13 +101,18 @@ def test_continuous_ppo_stays_finite_with_the_best_action_at_an_edge():
   np.testing.assert_allclose(actions, 1.0)
 
 
-def test_a_portable_carry_keeps_what_was_learned_and_trains_on():
+def _small_ppo():
+  """A small PPO on the one-step task, rollouts of 4 steps of 8 games."""
   task, batch = _OneStepTask(), 8
   learned = ppo.PPO(ppo.Config(continuous=True, hidden_sizes=(8,),
                                rollout_length=4, minibatches=2),
                     task.observation_shape, task.num_actions, batch)
   carry = learner.init_carry(learned, task, jax.random.PRNGKey(0), batch)
-  train_steps = learner.make_train_steps(learned, task)
+  return task, batch, learned, carry, learner.make_train_steps(learned, task)
+
+
+def test_a_portable_carry_keeps_what_was_learned_and_trains_on():
+  task, batch, learned, carry, train_steps = _small_ppo()
   carry, _ = train_steps(carry, (), jnp.ones(1), 6)  # Mid-rollout.
   assert int(carry.learner.step) == 2
   portable = learner.portable_carry(learned, carry)
@@ -125,12 +130,7 @@ def test_a_portable_carry_keeps_what_was_learned_and_trains_on():
 
 
 def test_a_compact_carry_between_rollouts_trains_on_exactly_alike():
-  task, batch = _OneStepTask(), 8
-  learned = ppo.PPO(ppo.Config(continuous=True, hidden_sizes=(8,),
-                               rollout_length=4, minibatches=2),
-                    task.observation_shape, task.num_actions, batch)
-  carry = learner.init_carry(learned, task, jax.random.PRNGKey(0), batch)
-  train_steps = learner.make_train_steps(learned, task)
+  task, batch, learned, carry, train_steps = _small_ppo()
   carry, _ = train_steps(carry, (), jnp.ones(1), 8)  # Two whole rollouts.
   compact = learner.compact_carry(learned, carry)
   assert compact.learner.rollout is None and compact.env is not None
