@@ -103,7 +103,7 @@ class Config:
   # plays games_per_entry games), its games played `entry_batch` at once.
   entry_standard_error: float = 0.0
   entry_batch: int = 1024
-  entry_games_per_slot: int = 1  # Games a slot of an entry's batch plays.
+  entry_games_per_slot: int = 1  # Games an entry's call deals per slot.
   # Members a learner's round trains against, drawn from its mixture (with
   # replacement, so that each game's opponent is still distributed as the
   # mixture over rounds); 0: the whole mixture, a member drawn per game,

@@ -13,6 +13,11 @@ Parts (--parts):
   --output_dir/before and after; the run itself is left alone): seconds per
   round split into tasks, payoff entries and checkpoints, episodes per
   round, seconds per episode, entry games per round;
+- entries (needs --run_dir): seconds per payoff-entry game for each value
+  of --games_per_slot (games an entry's call deals per slot as they free
+  up), side by side in one process: the run's newest member against every
+  member, --entry_games games an entry in calls of the run's entry_batch
+  slots;
 - history (needs --run_dir): the run's own rounds, their time split as the
   population grew (its metrics.jsonl, next to population/).
 
@@ -38,12 +43,14 @@ import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.rl import population as population_lib
 from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.experiments import stratego_recipes
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-PARTS = ("mixture", "rounds", "history")
+PARTS = ("mixture", "rounds", "entries", "history")
 _PARTS = cli.define_choice_list("parts", PARTS, ["mixture"], "What to measure.")
 _GAME = flags.DEFINE_string("game", stratego_recipes.GAME, "A Stratego game.")
 _MIXTURE_SIZES = flags.DEFINE_list("mixture_sizes", ["1", "2", "4", "8", "16"],
@@ -60,6 +67,11 @@ _AFTER = flags.DEFINE_list(
     "after", ["task_opponents=4", "entry_standard_error=0.05",
               "entry_batch=100"],
     "rounds: the changed settings, name=value of p2sro.Config's fields.")
+_GAMES_PER_SLOT = flags.DEFINE_list(
+    "games_per_slot", ["1", "3"], "entries: entry_games_per_slot values.")
+_ENTRY_GAMES = flags.DEFINE_integer(
+    "entry_games", 600, "entries: games an entry plays (rounded up to whole "
+    "calls).")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the forks, JSON and PNG go.")
 cli.define_executor_flags(workers=2)
@@ -141,6 +153,50 @@ def _rounds(label: str, run: p2sro.SavedRun,
           rounds}
 
 
+def entry_costs(per_slot_values: Sequence[int]) -> list[dict[str, Any]]:
+  """Seconds per entry game of the run's newest member against each member,
+  for each games-per-slot value, one after the other."""
+  run = p2sro.saved_run(_RUN_DIR.value)
+  state_path = os.path.join(_RUN_DIR.value, p2sro.STATE_FILE)
+  saved = checkpoints.restore(state_path,
+                              checkpoints.saved_config(state_path))
+  trainer = p2sro._trainer(  # pylint: disable=protected-access
+      run.game, run.learner_config, run.config.num_envs,
+      tuple(sorted(run.engine_options.items())))
+  members = saved.extra["population"]["members"]
+  game = open_spiel_ext.load_game(run.game)
+
+  def of_members(size, games_per_entry, per_slot):
+    made = population_lib.Population(
+        game, trainer.apply, trainer.env, games_per_entry=games_per_entry,
+        exact=False, seed=run.config.seed, entry_batch=run.config.entry_batch,
+        entry_games_per_slot=per_slot)
+    made.restore({"members": members[:size], "tables": [],
+                  "payoffs": np.zeros((size, size))})
+    return made
+
+  rows = []
+  for per_slot in per_slot_values:
+    # One call against one member compiles the entry's games, warms them.
+    of_members(1, run.config.entry_batch * per_slot, per_slot).payoffs_with(
+        [members[-1]])
+    population = of_members(len(members), _ENTRY_GAMES.value, per_slot)
+    started = time.perf_counter()
+    payoffs = population.payoffs_with([members[-1]])
+    seconds = time.perf_counter() - started
+    games = population.entry_games
+    rows.append({"games_per_slot": per_slot, "members": len(population),
+                 "games": games, "seconds": seconds,
+                 "seconds_per_game": seconds / games,
+                 "payoffs": payoffs[-1, :-1].tolist()})
+    print(f"{per_slot} games a slot: {games} games in {seconds:.0f} s, "
+          f"{seconds / games * 1e3:.0f} ms a game", flush=True)
+  for row in rows:
+    row["times_one_a_slot"] = row["seconds_per_game"] / rows[0][
+        "seconds_per_game"]
+  return rows
+
+
 def history(metrics_path: str) -> list[dict[str, Any]]:
   """Per round of a run: its seconds split, from its metrics.jsonl."""
   rows, previous = [], None
@@ -157,7 +213,7 @@ def history(metrics_path: str) -> list[dict[str, Any]]:
 
 
 def plot(results: dict[str, Any], path: str) -> None:
-  panels = [name for name in ("mixture", "rounds", "history")
+  panels = [name for name in ("mixture", "rounds", "entries", "history")
             if name in results]
   fig, axes = reporting.plt.subplots(1, len(panels),
                                      figsize=(5.5 * len(panels), 4.2),
@@ -181,6 +237,13 @@ def plot(results: dict[str, Any], path: str) -> None:
       axis.set_ylabel("seconds per round")
       axis.set_title("A round, before and after")
       axis.legend()
+    elif name == "entries":
+      rows = results["entries"]
+      axis.bar([str(r["games_per_slot"]) for r in rows],
+               [r["seconds_per_game"] * 1e3 for r in rows])
+      axis.set_xlabel("games an entry's call deals per slot")
+      axis.set_ylabel("ms per entry game")
+      axis.set_title(f"Payoff entries, {rows[0]['members']} members")
     else:
       rows = results["history"]
       x = np.arange(len(rows))
@@ -200,8 +263,8 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   parts = _PARTS.value
   with cli.user_input("parts"):
-    if {"rounds", "history"} & set(parts) and not _RUN_DIR.value:
-      raise ValueError("rounds and history need --run_dir")
+    if {"rounds", "entries", "history"} & set(parts) and not _RUN_DIR.value:
+      raise ValueError("rounds, entries and history need --run_dir")
   results = {}
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   if "mixture" in parts:
@@ -234,6 +297,16 @@ def main(argv: Sequence[str]) -> None:
         ["settings", "population", "s / round", "tasks", "entries",
          "checkpoints", "episodes / round", "ms / episode",
          "entry games / round"], rows))
+  if "entries" in parts:
+    with cli.user_input("games_per_slot"):
+      per_slot_values = [int(text) for text in _GAMES_PER_SLOT.value]
+    results["entries"] = entry_costs(per_slot_values)
+    print(reporting.markdown_table(
+        ["games a slot", "members", "games", "s", "ms / game",
+         "× one a slot"],
+        [[r["games_per_slot"], r["members"], r["games"], f"{r['seconds']:.0f}",
+          f"{r['seconds_per_game'] * 1e3:.0f}",
+          f"{r['times_one_a_slot']:.2f}"] for r in results["entries"]]))
   if "history" in parts:
     results["history"] = history(os.path.join(
         os.path.dirname(os.path.abspath(_RUN_DIR.value)), "metrics.jsonl"))

@@ -72,8 +72,8 @@ _P2SRO_FLAGS = cli.define_config_flags(stratego_recipes.p2sro_config("cpu"), {
                             "most this (0: it plays --games_per_entry "
                             "games).",
     "entry_batch": "Slots an entry plays its games in at once.",
-    "entry_games_per_slot": "Games each slot of an entry's batch plays one "
-                            "after another.",
+    "entry_games_per_slot": "Games an entry's call deals per slot, each to "
+                            "the next slot that frees up.",
     "task_opponents": "Members a learner's round trains against, drawn from "
                       "its mixture (0: the whole mixture, one member drawn "
                       "per game)."})

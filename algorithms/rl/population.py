@@ -38,44 +38,49 @@ _ENTRY_GAMES: dict[Any, Any] = {}
 def _entry_games(env: Any, apply: learner_lib.LogitsFn,
                  opponent: opponents.Opponent, batch: int,
                  per_slot: int = 1) -> Any:
-  """Jitted: games of one member against another in `batch` slots, seats
-  alternating over the slots, each slot playing its first `per_slot` games
-  to their ends, each counted once: (player's parameters, opponent's
-  parameters and weights, key) -> [B · per_slot] the player's returns, slot
-  b's games together, its seat b % 2. Counting only each slot's first
-  games keeps long games in the mean (stopping at the first endings of
-  auto-reset games would count short games more often); several games a
-  slot leave fewer slots idle while the batch waits for its longest slot."""
+  """Jitted: `batch · per_slot` whole games of one member against another,
+  dealt to `batch` slots as they free up, slot b's games in seat b % 2:
+  (player's parameters, opponent's parameters and weights, key) -> the
+  player's return and seat in each game, in the order the games started.
+  Every game started is played to its end and counted once, so long games
+  keep their weight in the mean (stopping at the first endings of
+  auto-reset games would count short games more often); dealing a slot its
+  next game as soon as it is free leaves slots idle only while the last
+  games end, where a fixed share of games per slot would wait on the slot
+  whose games ran longest."""
   if (env, apply, batch, per_slot) in _ENTRY_GAMES:
     return _ENTRY_GAMES[env, apply, batch, per_slot]
   versus = versus_lib.VersusEnv(env, opponent)
   act = opponent.act
-  slots = jnp.arange(batch)
+  total = batch * per_slot
+  seat = jnp.arange(batch, dtype=jnp.int32) % 2
 
   def games(player_params, opponent_params, opponent_weights, key):
     init_key, key = jax.random.split(key)
-    seat = jnp.arange(batch, dtype=jnp.int32) % 2
     state = versus.start(init_key, seat, opponent_params, opponent_weights)
 
     def going(carry):
-      return (carry[2] < per_slot).any()
+      return (carry[2] < total).any()
 
     def move(carry):
-      state, key, ended, returns = carry
+      state, key, game, started, returns, seats = carry
       key, act_key = jax.random.split(key)
       actions = act(player_params, versus.observation(state),
                     versus.legal_mask(state), jnp.zeros(batch, jnp.int32),
                     act_key)
       state, reward, done = versus.play(state, actions, opponent_params,
                                         opponent_weights)
-      counted = ended < per_slot
-      returns = returns.at[slots, jnp.minimum(ended, per_slot - 1)].add(
-          jnp.where(counted, reward, 0.0))
-      return state, key, ended + (done & counted), returns
+      # Games numbered total or more were never dealt: their slots idle.
+      returns = returns.at[game].add(reward, mode="drop")
+      next_game = started + jnp.cumsum(done) - 1
+      game = jnp.where(done, next_game, game)
+      seats = seats.at[jnp.where(done, game, total)].set(seat, mode="drop")
+      return state, key, game, started + done.sum(), returns, seats
 
+    first_seats = jnp.zeros(total, jnp.int32).at[:batch].set(seat)
     return jax.lax.while_loop(going, move, (
-        state, key, jnp.zeros(batch, jnp.int32),
-        jnp.zeros((batch, per_slot))))[3].reshape(-1)
+        state, key, jnp.arange(batch), jnp.asarray(batch), jnp.zeros(total),
+        first_seats))[4:]
 
   _ENTRY_GAMES[env, apply, batch, per_slot] = jax.jit(games)
   return _ENTRY_GAMES[env, apply, batch, per_slot]
@@ -101,8 +106,9 @@ class Population:
         that brings its standard error to at most this (0: after
         games_per_entry games).
       entry_batch: slots a sampled entry plays in at once (at most).
-      entry_games_per_slot: games each slot plays one after another in a
-        batch (a batch ends when its last slot is done).
+      entry_games_per_slot: games a call deals per slot on average, each to
+        the next slot that frees up (a call ends when its last game does;
+        the standard error is checked between calls).
     """
     if not exact and env is None:
       raise ValueError("sampled payoff entries need a batched engine (env)")
@@ -229,9 +235,9 @@ class Population:
     return self._sampled_entry(i, j)
 
   def _sampled_entry(self, i: int, j: int) -> tuple[float, float]:
-    """Member i's mean return against member j over whole games in batches
-    of `entry_batch` slots of `entry_games_per_slot` games, i in alternating
-    seats, each sampling its softmax policy (or playing its action): the
+    """Member i's mean return against member j over whole games, a call's
+    `entry_batch · entry_games_per_slot` games dealt to `entry_batch` slots
+    as they free up, i in alternating seats, each sampling its softmax policy (or playing its action): the
     mean of the two seats' means, from `games_per_entry` games, or fewer
     once its standard error is at most `entry_standard_error`."""
     player, opponent = (
@@ -245,15 +251,16 @@ class Population:
     # checkpoint keeps the table, not a key) samples the entries it adds
     # from the same games as a run never stopped.
     pair_key = jax.random.fold_in(jax.random.fold_in(self._key, i), j)
-    returns = []
+    returns, seats = [], []
     while len(returns) * batch * per_slot < self.games_per_entry:
-      returns.append(jax.device_get(games(
+      call_returns, call_seats = jax.device_get(games(
           player.params, opponent.params, jnp.asarray(opponent.weights),
-          jax.random.fold_in(pair_key, len(returns)))))
+          jax.random.fold_in(pair_key, len(returns))))
+      returns.append(call_returns)
+      seats.append(call_seats)
       self.entry_games += batch * per_slot
-      seats = np.tile(np.repeat(np.arange(batch) % 2, per_slot),
-                      len(returns))
-      mean, error = seat_averaged_mean(np.concatenate(returns), seats)
+      mean, error = seat_averaged_mean(np.concatenate(returns),
+                                       np.concatenate(seats))
       if error <= self.entry_standard_error:
         break
     return mean, error

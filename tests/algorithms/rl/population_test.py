@@ -74,9 +74,10 @@ def test_an_entry_counts_each_game_once_however_long():
   np.testing.assert_allclose(sampled, exact, atol=4 * 2 / np.sqrt(20_000))
 
 
-def test_games_played_several_to_a_slot_are_each_counted_once():
-  """Each slot plays 8 games one after another: the mean stays the exact
-  one (no game counted twice or cut short), in an eighth of the slots."""
+def test_games_dealt_to_slots_as_they_free_up_are_each_counted_once():
+  """A call deals 8 games a slot on average, each to the next free slot:
+  the mean stays the exact one (no game counted twice, cut short or lost
+  to an idle slot), in an eighth of the slots."""
   exact = _filled(exact=True).payoffs
   population = _filled(exact=False, games_per_entry=20_000, entry_batch=2_500,
                        entry_games_per_slot=8)
