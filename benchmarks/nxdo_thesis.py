@@ -2,14 +2,25 @@
 exploitability against episodes, on poker and on the Loss Game.
 
 For each game of --games, runs every method of --methods the game takes for
---seeds seeds, each until --minutes of training (evaluations not counted):
+--seeds seeds, each until --minutes of training (evaluations not counted)
+and, with --episodes, at least that many episodes:
 
 - NXDO and NXDO-VA (`algorithms/nxdo/`): best responses stopped at a
   plateau and NFSP solving the restricted game, as `examples/nxdo.py` runs
   them;
 - PSRO (`algorithms/p2sro.py`, method "psro"): one learner at a time, fixed
   at its plateau, fictitious play as the meta-solver;
-- NFSP (`algorithms/rl/nfsp.py`) on the whole game.
+- NFSP (`algorithms/rl/nfsp.py`) on the whole game;
+- on poker, NXDO with one part swapped for its exact counterpart, to see
+  which part limits it (not run unless named in --methods):
+  nxdo_exact_responses (exact best responses from the tree engine, NFSP on
+  the restricted game) and nxdo_exact_solve (learned best responses, CFR+
+  on the restricted game's tree).
+
+NFSP solves each restricted game until the meta-NE's exploitability within
+it falls below the schedule's threshold, measured as --signal says: exactly
+on the tree (poker's default), or by NFSP's own estimate as the reference
+did (--signal=nfsp_estimate; its runs go to their own directories).
 
 Poker (Kuhn, Leduc, m-Clone Leduc; default 20-Clone Leduc): DDQN best
 responses, NFSP on the reference's 20-Clone Leduc schedule, exact
@@ -26,7 +37,7 @@ policy is measured again by one of ten times the budget
 (--final_eval_steps), from the checkpoint the run left.
 
 Episodes are the games every learner of a method played (best responses
-and NFSP alike). Prints per game the exploitability of each method at the
+and NFSP alike; exact best responses play none). Prints per game the exploitability of each method at the
 episodes all its runs reached (mean ± standard error over seeds), at the
 end (and by the stronger best response), and the minutes per run; writes
 nxdo_<game>.png (exploitability against episodes and against wall time, one
@@ -55,6 +66,8 @@ import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.nxdo import driver as nxdo_driver
+from open_spiel_ext.algorithms.nxdo import oracles
+from open_spiel_ext.algorithms.nxdo import solvers
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
@@ -67,14 +80,24 @@ from open_spiel_ext.utils import reporting
 import pyspiel
 
 
-METHODS = ("nxdo", "nxdo_va", "psro", "nfsp")
+RIVALS = ("nxdo", "nxdo_va", "psro", "nfsp")
+# NXDO with its best responses or its restricted-game solve exact (poker).
+SWAPS = {"nxdo_exact_responses": "responses", "nxdo_exact_solve": "solve"}
+METHODS = RIVALS + tuple(SWAPS)
 _GAMES = cli.define_game_list("games", ["xdo_clone_leduc(clones=20)"],
                               "Poker games or Loss Games.")
-_METHODS = flags.DEFINE_list("methods", list(METHODS), "Of " +
+_METHODS = flags.DEFINE_list("methods", list(RIVALS), "Of " +
                              ", ".join(METHODS) + ".")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Seeds per method.", lower_bound=1)
 _MINUTES = flags.DEFINE_float("minutes", 30.0,
-                              "Training minutes per run.")
+                              "Training minutes per run, at least.")
+_EPISODES = flags.DEFINE_integer(
+    "episodes", 0, "Episodes per run, at least (0: --minutes alone).",
+    lower_bound=0)
+_SIGNAL = flags.DEFINE_enum(
+    "signal", "exact", list(solvers.SIGNALS), "What stops NFSP on a "
+    "restricted game (poker): its exact exploitability there, or NFSP's own "
+    "estimate (the reference's).")
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
 _NFSP_EVAL_EVERY = flags.DEFINE_integer(
     "nfsp_eval_every", 10_000, "NFSP's batched steps between evaluations.")
@@ -95,6 +118,11 @@ def _record(episodes: int, wall_time: float, exploitability: float,
 
 def _seconds() -> float:
   return 60 * _MINUTES.value
+
+
+def _done(episodes: int, wall_time: float) -> bool:
+  """Whether a run has had its budget: --minutes and --episodes."""
+  return wall_time >= _seconds() and episodes >= _EPISODES.value
 
 
 class Setup(NamedTuple):
@@ -132,7 +160,7 @@ def _setup(game: pyspiel.Game) -> Setup:
   Raises:
     ValueError: no JAX engine plays `game`.
   """
-  recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
+  recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value, _SIGNAL.value)
   if game.get_type().short_name != "loss_game":
     return Setup(recipe, recipe.env, None)
   params = game.get_parameters()
@@ -141,21 +169,28 @@ def _setup(game: pyspiel.Game) -> Setup:
                    policy.as_opponent(), params["bins"], params["dims"]))
 
 
-def _nxdo(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
+def _nxdo(game: pyspiel.Game, setup: Setup, method: str, seed: int,
           directory: str, evaluator: Any) -> nxdo_driver.NXDO:
-  """The NXDO run in `directory` (resumed if it is there)."""
+  """The run of an NXDO method in `directory` (resumed if it is there)."""
   recipe, num_envs = setup.recipe, _NUM_ENVS.value
-  return nxdo_driver.NXDO(game, recipe.env, recipe.oracle(num_envs, seed),
-                          recipe.solver(num_envs, seed), variant, directory,
-                          evaluator)
+  oracle, solver = recipe.oracle(num_envs, seed), recipe.solver(num_envs, seed)
+  swapped = SWAPS.get(method)
+  if swapped == "responses":
+    oracle = oracles.ExactOracle(game)
+  elif swapped == "solve":
+    solver = solvers.ExactSolver(game)
+  variant = "nxdo" if swapped else method
+  return nxdo_driver.NXDO(game, recipe.env, oracle, solver, variant,
+                          directory, evaluator)
 
 
-def _nxdo_run(game: pyspiel.Game, setup: Setup, variant: str, seed: int,
+def _nxdo_run(game: pyspiel.Game, setup: Setup, method: str, seed: int,
               directory: str) -> list[dict]:
-  run = _nxdo(game, setup, variant, seed, directory, setup.recipe.evaluator)
-  while not run.log or run.log[-1].wall_time < _seconds():
+  run = _nxdo(game, setup, method, seed, directory, setup.recipe.evaluator)
+  while not run.log or not _done(run.log[-1].episodes,
+                                 run.log[-1].wall_time):
     entry = run.step()
-    print(f"  {variant} seed {seed}: iteration {entry.iteration}, "
+    print(f"  {method} seed {seed}: iteration {entry.iteration}, "
           f"{entry.episodes:,d} episodes, {entry.wall_time:.0f} s, "
           f"exploitability {entry.exploitability:.3f}"
           + ("" if entry.restricted_exploitability is None else
@@ -184,7 +219,8 @@ def _psro(game: pyspiel.Game, setup: Setup, seed: int, directory: str,
 def _psro_run(game: pyspiel.Game, setup: Setup, seed: int,
               directory: str) -> list[dict]:
   with _psro(game, setup, seed, directory, setup.recipe.evaluator) as run:
-    while not run.log or run.log[-1].wall_time < _seconds():
+    while not run.log or not _done(run.log[-1].episodes,
+                                   run.log[-1].wall_time):
       entry = run.step()
       if entry.added:
         print(f"  psro seed {seed}: round {entry.round}, {entry.fixed} "
@@ -212,7 +248,7 @@ def _nfsp_run(game: pyspiel.Game, setup: Setup, seed: int,
           f"  nfsp seed {seed}: {e.episodes:,d} episodes, "
           f"{e.wall_time:.0f} s, exploitability {e.exploitability:.3f}",
           flush=True),
-      stop=lambda log: log[-1].wall_time >= _seconds())
+      stop=lambda log: _done(log[-1].episodes, log[-1].wall_time))
   return [_record(e.episodes, e.wall_time, e.exploitability) for e in log]
 
 
@@ -265,16 +301,21 @@ def _final(game: pyspiel.Game, method: str, seed: int) -> float:
 
 
 def _directory(game: pyspiel.Game, method: str, seed: int) -> str:
+  signal = ("" if method in ("psro", "nfsp") or _SIGNAL.value == "exact"
+            else f"_{_SIGNAL.value}")
   return os.path.join(_OUTPUT_DIR.value, "runs", _slug(str(game)),
-                      f"{method}_seed{seed}")
+                      f"{method}{signal}_seed{seed}")
 
 
 def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
-  """One run's log, from its JSON lines if it finished, else run
-  (resumed)."""
+  """One run's log, from its JSON lines if it had its budget, else run
+  (resumed from its checkpoints, a finished run's too: a larger budget
+  extends it)."""
   directory = _directory(game, method, seed)
   if os.path.exists(directory + ".jsonl"):
-    return reporting.read_json_lines(directory + ".jsonl")
+    log = reporting.read_json_lines(directory + ".jsonl")
+    if _done(log[-1]["episodes"], log[-1]["wall_time"]):
+      return log
   print(f"{game}: {method}, seed {seed}", flush=True)
   setup = _setup(game)
   if method == "psro":
@@ -290,11 +331,12 @@ def _run(game: pyspiel.Game, method: str, seed: int) -> list[dict]:
 def _methods(game: pyspiel.Game, setup: Setup) -> list[str]:
   """--methods, less those `game` does not take: where NFSP plays a binned
   copy (the Loss Game's), the actions are continuous, which NXDO-VA cannot
-  mask, and in 16 dimensions the copy has too many actions."""
+  mask, and in 16 dimensions the copy has too many actions; nor has it
+  a tree for the exact swaps."""
   methods = list(_METHODS.value)
   if setup.nfsp_policy is not None:
-    skipped = ["nxdo_va"] + (["nfsp"] if game.num_distinct_actions() > 10_000
-                             else [])
+    skipped = ["nxdo_va", *SWAPS] + (
+        ["nfsp"] if game.num_distinct_actions() > 10_000 else [])
     for method in set(skipped) & set(methods):
       print(f"{game}: no {method} (see the module docstring)")
     methods = [m for m in methods if m not in skipped]
@@ -305,9 +347,10 @@ def _slug(text: str) -> str:
   return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
 
 
-def _at(log: list[dict], episodes: int) -> float:
-  """The exploitability of the last evaluation at or before `episodes`."""
-  reached = [e["exploitability"] for e in log if e["episodes"] <= episodes]
+def _at(log: list[dict], budget: float, key: str = "episodes") -> float:
+  """The exploitability of the last evaluation at or before `budget` (of
+  episodes, or seconds with key "wall_time")."""
+  reached = [e["exploitability"] for e in log if e[key] <= budget]
   return reached[-1] if reached else float("nan")
 
 
@@ -315,25 +358,34 @@ def report(game: pyspiel.Game, measure: str,
            results: dict[str, list[list[dict]]],
            finals: dict[str, list[float]]) -> None:
   """Prints the table: per method, the exploitability at the episodes every
-  run reached and at the end (with `finals`, also the last policies' by a
-  stronger best response), mean ± standard error over seeds."""
-  common = min(log[-1]["episodes"] for logs in results.values()
-               for log in logs)
-  print(f"\n{game}: {measure}, {_SEEDS.value} seeds, "
-        f"{_MINUTES.value:g} training minutes per run")
-  columns = [f"at {common:,d} episodes", "at the end"]
+  run reached, at --minutes of training and at the end (with `finals`, also
+  the last policies' by a stronger best response), mean ± standard error
+  over seeds. Exact best responses play no games, so nxdo_exact_responses
+  counts only NFSP's and does not set the episodes compared at."""
+  ends = {method: [log[-1]["episodes"] for log in logs]
+          for method, logs in results.items()}
+  common = min(sum((v for m, v in ends.items()
+                    if SWAPS.get(m) != "responses"), []) or
+               sum(ends.values(), []))
+  print(f"\n{game}: {measure}, {_SEEDS.value} seeds, at least "
+        f"{_MINUTES.value:g} training minutes"
+        + (f" and {_EPISODES.value:,d} episodes" if _EPISODES.value else "")
+        + " per run")
+  columns = [f"at {common:,d} episodes", f"at {_MINUTES.value:g} min",
+             "at the end"]
   columns += ["end, stronger BR"] if finals else []
-  print(f"{'method':8s}" + "".join(f"{c:>22s}" for c in columns) +
+  print(f"{'method':22s}" + "".join(f"{c:>22s}" for c in columns) +
         f"{'episodes at the end':>20s} {'min/run':>8s}")
   mean_error = lambda x: (f"{np.mean(x):13.3f} ± "
                           f"{reporting.standard_error(np.array(x)):6.3f}")
   for method, logs in results.items():
     values = [[_at(log, common) for log in logs],
+              [_at(log, _seconds(), "wall_time") for log in logs],
               [log[-1]["exploitability"] for log in logs]]
     values += [finals[method]] if finals else []
     episodes = np.mean([log[-1]["episodes"] for log in logs])
     minutes = np.mean([log[-1]["wall_time"] for log in logs]) / 60
-    print(f"{method:8s}" + "".join(mean_error(v) for v in values) +
+    print(f"{method:22s}" + "".join(mean_error(v) for v in values) +
           f"{episodes:20,.0f} {minutes:8.1f}")
 
 

@@ -3,8 +3,10 @@ meta-NE's exploitability.
 
 With the learned oracle (default), the reference's settings for the game
 (`nxdo_recipes.recipe`): on poker, DDQN best responses trained until their
-return plateaus and NFSP on each restricted game until its best response
-gains less than a threshold halving from 1.0 to 0.05 (after 7 warm-start iterations),
+return plateaus and NFSP on each restricted game until the meta-NE's
+exploitability there falls below a threshold halving from 1.0 to 0.05
+(after 7 warm-start iterations), measured exactly on the tree
+(--signal=nfsp_estimate: by NFSP's own estimate, as the reference did),
 exact exploitability; on the Loss Game (NXDO only), continuous PPO best
 responses, NFSP for a budget growing by 1.5, and the approximate
 exploitability of a fresh PPO best response. With --oracle=exact, best
@@ -46,6 +48,10 @@ _ORACLE = flags.DEFINE_enum(
     "oracle", "learned", ["learned", "exact"],
     "Learned best responses with NFSP on the reference's settings "
     "(nxdo_recipes.recipe), or exact ones with CFR+ (tree-sized games).")
+_SIGNAL = flags.DEFINE_enum(
+    "signal", "exact", list(solvers.SIGNALS),
+    "Poker: what stops NFSP on a restricted game, its exact exploitability "
+    "there or NFSP's own estimate (the reference's).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 30, "NXDO iterations.",
                                    lower_bound=1)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
@@ -58,12 +64,12 @@ _OUTPUT_DIR = flags.DEFINE_string(
 def _run(game) -> nxdo_driver.NXDO:
   directory = os.path.join(_OUTPUT_DIR.value, "run")
   with cli.user_input("game"):
-    recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value)
+    recipe = nxdo_recipes.recipe(game, _NUM_ENVS.value, _SIGNAL.value)
   with cli.user_input():
     if _ORACLE.value == "exact":
       oracle = oracles.ExactOracle(game)
       return nxdo_driver.NXDO(game, recipe.env, oracle,
-                              solvers.ExactSolver(oracle), _VARIANT.value,
+                              solvers.ExactSolver(game), _VARIANT.value,
                               directory)
     return nxdo_driver.NXDO(game, recipe.env,
                             recipe.oracle(_NUM_ENVS.value, _SEED.value),

@@ -64,11 +64,20 @@ class NXDO:
         `Opponent`), such as `best_response.approximate_exploitability`
         bound to its settings; or None.
     """
-    restricted_lib.check_variant(variant, getattr(env, "continuous", False))
+    continuous = getattr(env, "continuous", False)
+    restricted_lib.check_variant(variant, continuous)
     self.game, self.env, self.oracle, self.solver = game, env, oracle, solver
     self.variant = variant
     self.directory = directory
     exact = evaluator == best_response.EXACT
+    schedule = getattr(solver, "schedule", None)
+    if schedule is not None and schedule.needs_measure and (
+        continuous or not exact):
+      raise ValueError(
+          "the solver's schedule stops on the restricted game's exact "
+          "exploitability (signal='exact'), which needs the tree engine: "
+          "evaluator=best_response.EXACT and discrete actions; use "
+          "signal='nfsp_estimate' or kind='growing' otherwise")
     self._exact = evaluation.OpponentExploitability(game) if exact else None
     self._evaluate = self._exact if exact else evaluator
     self.members: list[Any] = []
@@ -100,8 +109,9 @@ class NXDO:
       self._add(self.oracle.respond(opponents_lib.uniform_for(self.env), -1,
                                     self._path("response_initial")))
     restricted = self.restricted_game()
+    measure = self._measure(restricted)
     solution = self.solver.solve(restricted, iteration, self.response_returns,
-                                 self._path(f"solve{iteration}"))
+                                 self._path(f"solve{iteration}"), measure)
     meta_ne = meta_ne_lib.meta_policy(restricted, solution.meta_apply,
                                       solution.meta_params)
     response = self.oracle.respond(meta_ne, iteration,
@@ -114,13 +124,23 @@ class NXDO:
         self._wall_time,
         self._evaluate(meta_ne) if self._evaluate else None,
         response.mean_return,
-        meta_ne_lib.restricted_exploitability(restricted, meta_ne,
-                                              self._exact)
-        if self._exact and not restricted.members.continuous else None,
+        measure(solution.meta_apply, solution.meta_params)
+        if measure else None,
         solution.estimate))
     self._add(response)
     self._save()
     return self.log[-1]
+
+  def _measure(self, restricted: restricted_lib.RestrictedGame
+              ) -> Optional[solvers.Measure]:
+    """The exact exploitability within `restricted` of its policies, where
+    the tree engine measures it (else None)."""
+    if self._exact is None or restricted.members.continuous:
+      return None
+    return lambda meta_apply, meta_params: (
+        meta_ne_lib.restricted_exploitability(
+            restricted, meta_ne_lib.meta_policy(restricted, meta_apply,
+                                                meta_params), self._exact))
 
   def restricted_game(self, size: Optional[int] = None
                      ) -> restricted_lib.RestrictedGame:

@@ -65,7 +65,7 @@ def _meta_table(members: restricted_lib.Members,
     if members.continuous:
       return opponents_lib.no_tree_table(tree, clones)
     meta_params, population, size = params
-    tensors, legal = _tree_inputs(tree, clones)
+    tensors, legal = tree_inputs(tree, clones)
     meta_mask = members.meta_mask(population, size, tensors, legal)
     meta = masking.masked_softmax(meta_apply(meta_params, tensors), meta_mask)
     if members.variant == "nxdo":
@@ -80,8 +80,8 @@ def _meta_table(members: restricted_lib.Members,
   return members_table
 
 
-def _tree_inputs(tree: game_tree_lib.GameTree,
-                 clones: int) -> tuple[jax.Array, jax.Array]:
+def tree_inputs(tree: game_tree_lib.GameTree,
+                clones: int) -> tuple[jax.Array, jax.Array]:
   """The networks' inputs at the tree's information states, and the legal
   actions of the game they play (m-Clone Leduc's for `clones` > 1)."""
   return (jnp.asarray(network_policies.infoset_tensors(tree)),
@@ -91,6 +91,23 @@ def _tree_inputs(tree: game_tree_lib.GameTree,
 def _collapsed(table: np.ndarray, clones: int) -> np.ndarray:
   return (network_policies.collapse_clones(table, clones) if clones > 1
           else table)
+
+
+def members_on_tree(restricted: restricted_lib.RestrictedGame,
+                    tree: game_tree_lib.GameTree,
+                    clones: int) -> np.ndarray:
+  """[members, infosets, actions] each member's action probabilities at the
+  tree's information states (the base game's actions for `clones` > 1).
+
+  Raises:
+    ValueError: continuous members (they have no tree).
+  """
+  members = restricted.members
+  if members.continuous:
+    raise ValueError("continuous members have no tree to restrict")
+  tensors, legal = tree_inputs(tree, clones)
+  return _collapsed(np.asarray(members.probabilities(
+      restricted.population, tensors, legal)[:restricted.size]), clones)
 
 
 def restricted_exploitability(
@@ -105,14 +122,8 @@ def restricted_exploitability(
   Raises:
     ValueError: continuous members (they have no tree).
   """
-  members = restricted.members
-  if members.continuous:
-    raise ValueError("continuous members have no tree to restrict")
   tree = exact.sweeps.tree
-  tensors, legal = _tree_inputs(tree, exact.clones)
-  probabilities = np.asarray(members.probabilities(
-      restricted.population, tensors, legal)[:restricted.size])
-  played = (_collapsed(probabilities, exact.clones) >=
-            members.va_threshold).any(axis=0) & tree.legal
+  played = (members_on_tree(restricted, tree, exact.clones) >=
+            restricted.members.va_threshold).any(axis=0) & tree.legal
   return exact.sweeps.exploitability(
       evaluation.opponent_policy(exact.sweeps, exact.clones, meta_ne), played)

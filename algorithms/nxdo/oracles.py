@@ -22,17 +22,20 @@ from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents as opponents_lib
 from open_spiel_ext.algorithms.rl import versus as versus_lib
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
-from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 import pyspiel
 
 
 class TabularMembers:
-  """Policy arrays of a tree as population members: a member's parameters
-  are its log-probabilities in the order of `opponents.tensor_index`, and
-  `apply` looks them up by information-state tensor (0s and 1s)."""
+  """Policy arrays of a tree as population members (or any table by
+  information state): a member's parameters are its log-probabilities in
+  the order of `opponents.tensor_index`, and `apply` looks them up by
+  information-state tensor (0s and 1s). For a game that copies the tree's
+  game's actions `clones` times (m-Clone Leduc on Leduc's tree), `apply`
+  spreads each action's probability evenly over its copies."""
 
-  def __init__(self, tree: game_tree_lib.GameTree):
+  def __init__(self, tree: game_tree_lib.GameTree, clones: int = 1):
     self.tree = tree
+    self.clones = clones
     self.index = opponents_lib.tensor_index(tree)
 
   def params(self, policy: np.ndarray) -> jax.Array:
@@ -48,7 +51,10 @@ class TabularMembers:
     return policy
 
   def apply(self, params: jax.Array, observation: jax.Array) -> jax.Array:
-    return params[self.index.rows(observation)]
+    logits = params[self.index.rows(observation)]
+    if self.clones == 1:
+      return logits
+    return jnp.tile(logits, self.clones) - jnp.log(float(self.clones))
 
 
 class Response(NamedTuple):
@@ -59,11 +65,13 @@ class Response(NamedTuple):
 
 class ExactOracle:
   """Exact best responses of both seats from the tree engine, as one pure
-  tabular member."""
+  tabular member (on the base game's tree for a game of cloned actions,
+  each action's copies played evenly)."""
 
   def __init__(self, game: pyspiel.Game):
-    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(game))
-    self.members = TabularMembers(self.sweeps.tree)
+    exact = evaluation.OpponentExploitability(game)
+    self.sweeps, self.clones = exact.sweeps, exact.clones
+    self.members = TabularMembers(self.sweeps.tree, self.clones)
     self.apply = self.members.apply
     self.record = "exact"
 
@@ -71,7 +79,7 @@ class ExactOracle:
               directory: Optional[str] = None) -> Response:
     del iteration, directory  # Deterministic, nothing to checkpoint.
     tree = self.sweeps.tree
-    policy = evaluation.opponent_policy(self.sweeps, 1, opponent)
+    policy = evaluation.opponent_policy(self.sweeps, self.clones, opponent)
     pure = np.zeros(tree.legal.shape)
     values = []
     for player in (0, 1):
