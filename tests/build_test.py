@@ -71,12 +71,14 @@ def test_a_py_test_per_test_file(rules):
 
 
 def test_a_py_binary_per_example_and_benchmark(rules):
+  """And one for `python -m open_spiel_ext MODULE` (open_spiel_ext's
+  __main__.py)."""
   binaries = {rule["main"] for rule in rules if rule["kind"] == "py_binary"}
   libraries = {src for rule in rules if rule["kind"] == "py_library"
                for src in rule["srcs"]}
   scripts = {path for path in python_sources()
              if path.startswith(("examples/", "benchmarks/"))} - libraries
-  assert binaries == scripts
+  assert binaries == scripts | {"open_spiel_ext/__main__.py"}
 
 
 def test_a_py_library_per_package(rules):
