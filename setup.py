@@ -36,15 +36,18 @@ setuptools.setup(
                   "open_spiel_ext.algorithms.stratego": ["weights/*.npz"]},
     package_dir={"open_spiel_ext": "open_spiel_ext"} |
     {f"open_spiel_ext.{name}": name for name in _SUBPACKAGES},
+    # Lower bounds the default suite passed with (a fresh environment with
+    # exactly these versions, jaxlib as jax); constraints.txt pins the
+    # versions CI installs.
     install_requires=[
         "open_spiel==2.0.2",
-        "jax",
-        "dm-haiku",
-        "optax",
-        "numpy",
-        "absl-py",
-        "scipy",
-        "matplotlib",
+        "jax>=0.9.0",
+        "dm-haiku>=0.0.14",
+        "optax>=0.2.4",
+        "numpy>=2.0.2",
+        "absl-py>=2.1.0",
+        "scipy>=1.13.1",
+        "matplotlib>=3.8.4",
     ],
     extras_require={
         # Ray too, so that CI runs the Ray executor's tests (about 20 s);

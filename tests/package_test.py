@@ -1,11 +1,16 @@
-"""The package registers its games under their documented names, and setup.py
-installs every package and data file of the source tree."""
+"""The package registers its games under their documented names, setup.py
+installs every package and data file of the source tree, and the installed
+dependencies are the versions constraints.txt pins, within setup.py's
+bounds."""
 
 import glob
+from importlib import metadata
 import os
+import re
 import runpy
 from unittest import mock
 
+from packaging import requirements
 import setuptools
 
 import open_spiel_ext
@@ -76,3 +81,47 @@ def test_setup_ships_every_data_file():
           if "__pycache__" not in folder for file in files
           if not file.endswith((".py", ".pyc"))}
   assert data == shipped
+
+
+def _pins() -> dict[str, str]:
+  """constraints.txt's versions by normalised distribution name."""
+  pins = {}
+  with open(os.path.join(REPO_ROOT, "constraints.txt"),
+            encoding="utf-8") as f:
+    for line in f:
+      line = line.split("#")[0].strip()
+      if line:
+        name, version = line.split("==")
+        pins[_normalised(name)] = version
+  return pins
+
+
+def _normalised(name: str) -> str:
+  return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_the_installed_dependencies_are_the_pinned_versions():
+  """Every pinned distribution that is installed is at its pin, and the
+  core dependencies are installed (the README installs with
+  -c constraints.txt)."""
+  pins = _pins()
+  wrong = {}
+  for name, version in pins.items():
+    try:
+      installed = metadata.version(name)
+    except metadata.PackageNotFoundError:
+      continue
+    if installed != version:
+      wrong[name] = f"{installed} installed, {version} pinned"
+  assert not wrong, (f"versions differ from constraints.txt: {wrong}; "
+                     "install with -c constraints.txt")
+  for requirement in _setup_arguments()["install_requires"]:
+    assert _normalised(requirements.Requirement(requirement).name) in pins
+
+
+def test_the_pins_meet_setups_bounds():
+  pins = _pins()
+  for text in _setup_arguments()["install_requires"]:
+    requirement = requirements.Requirement(text)
+    pinned = pins[_normalised(requirement.name)]
+    assert requirement.specifier.contains(pinned), (text, pinned)

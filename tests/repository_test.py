@@ -128,8 +128,9 @@ def test_the_readme_links_every_area_page():
 
 def test_the_readme_keeps_the_lines_ci_runs():
   lines = _read("README.md").splitlines()
-  assert any(re.match(r"^pip install \. && ", line) for line in lines)
-  assert 'pip install ".[test]" && pytest' in lines
+  assert any(re.match(r"^pip install -c constraints.txt \. && ", line)
+             for line in lines)
+  assert 'pip install -c constraints.txt ".[test]" && pytest' in lines
 
 
 def test_every_relative_link_in_the_readme_and_docs_resolves():
