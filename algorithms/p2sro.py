@@ -73,6 +73,7 @@ from open_spiel_ext.algorithms.rl import population as population_lib
 from open_spiel_ext.algorithms.rl import versus as versus_lib
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import executors
 import pyspiel
 
@@ -347,7 +348,7 @@ def _trainer(game: str, config: best_response.AnyConfig, num_envs: int,
 
 def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
-  learner_lib.share_compilations(task.compilation_cache)
+  compilation_cache.enable(task.compilation_cache)
   trainer = _trainer(task.game, task.learner_config, task.num_envs,
                      task.engine_options)
   if task.start is not None:

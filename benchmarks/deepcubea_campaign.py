@@ -34,9 +34,9 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.deepcubea import shipping
-from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import reporting
 
 _PUZZLES = flags.DEFINE_list(
@@ -141,7 +141,7 @@ def main(argv: Sequence[str]) -> None:
       raise ValueError(f"--batch_size must be at least 1, got "
                        f"{_BATCH_SIZE.value}")
   output_dir = _OUTPUT_DIR.value
-  learner_lib.share_compilations(os.path.join(output_dir, "jax_cache"))
+  compilation_cache.enable(os.path.join(output_dir, "jax_cache"))
   for (puzzle, size), budget in zip(chosen, minutes):
     campaign(puzzle, size, budget, snapshots, output_dir)
     plot(reporting.read_json_lines(os.path.join(output_dir,

@@ -26,11 +26,11 @@ from absl import flags
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
-from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import compilation_cache
 
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
@@ -78,7 +78,7 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input():
     minutes, snapshots = campaigns.budgets(_MINUTES.value, _SNAPSHOTS.value,
                                            _BLUEPRINTS.value)
-  learner_lib.share_compilations(os.path.join(_OUTPUT_DIR.value,
+  compilation_cache.enable(os.path.join(_OUTPUT_DIR.value,
                                               "jax_cache"))
   for blueprint_name, budget in zip(_BLUEPRINTS.value, minutes):
     with cli.user_input("blueprints"):

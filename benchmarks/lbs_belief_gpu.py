@@ -37,10 +37,10 @@ import jax
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
-from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.experiments import hanabi_recipes
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import compilation_cache
 
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
@@ -98,7 +98,7 @@ def train(blueprint: Any) -> None:
   run_dir, output_dir = _RUN_DIR.value, _OUTPUT_DIR.value
   os.makedirs(run_dir, exist_ok=True)
   os.makedirs(output_dir, exist_ok=True)
-  learner_lib.share_compilations(os.path.join(run_dir, "jax_cache"))
+  compilation_cache.enable(os.path.join(run_dir, "jax_cache"))
   print(f"devices: {jax.devices()}; {config}", flush=True)
   per_update = belief_model.Trainer(blueprint, config).seconds_per_update()
   eval_every = max(config.updates_per_collect,

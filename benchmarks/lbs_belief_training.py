@@ -42,9 +42,9 @@ import numpy as np
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.rl import buffers
-from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import reporting
 
 VARIANTS = ("padded", "packed", "wide", "narrow", "batch_64", "decoded_quarter",
@@ -99,7 +99,7 @@ def train_variant(preset: str, blueprint_name: str, name: str,
                   minutes: float, eval_every_minutes: float, eval_games: int,
                   output_dir: str) -> list[dict[str, Any]]:
   """Trains variant `name` (in a worker), resuming its run; its log."""
-  learner_lib.share_compilations(os.path.join(output_dir, "jax_cache"))
+  compilation_cache.enable(os.path.join(output_dir, "jax_cache"))
   blueprint = selfplay.blueprint(preset, blueprint_name)
   config = variant_config(name, blueprint.engine.rules, blueprint.has_value)
   per_update = belief_model.Trainer(blueprint, config).seconds_per_update()

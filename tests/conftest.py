@@ -2,14 +2,14 @@
 the repository root first on sys.path; the examples' subprocesses and the
 executors' workers get it through PYTHONPATH), whether the package is
 installed with `pip install .`, `pip install -e .` or not at all; the tests and
-the workers they spawn share a JAX compilation cache."""
+the workers they spawn share JAX's persistent compilation cache."""
 
 import os
 
 import pytest
 
 import open_spiel_ext
-from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import compilation_cache
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,16 +27,16 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 @pytest.fixture(autouse=True, scope="session")
 def _share_jax_compilations(tmp_path_factory):
-  """The test processes (one per xdist worker) and the worker processes
-  their tests spawn (they inherit the environment) keep their JAX
-  compilations in one cache for the run, so that the same training step
-  built again (by another learner, test, worker or resumed run) is loaded,
-  not compiled again."""
+  """The test processes (one per xdist worker) and the processes their
+  tests spawn (they inherit the environment) keep their JAX compilations in
+  the plugin's persistent cache (`utils/compilation_cache.py`), so that a
+  program compiled once, in this run or an earlier one, is loaded, not
+  compiled again; with OPEN_SPIEL_EXT_JAX_CACHE=off, in one cache for the
+  run only."""
   run_directory = tmp_path_factory.getbasetemp()
   if os.environ.get("PYTEST_XDIST_WORKER"):
     run_directory = run_directory.parent  # Shared by the run's workers.
-  cache = run_directory / "jax_cache"
-  cache.mkdir(exist_ok=True)
-  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(cache))
-  os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
-  learner_lib.share_compilations(os.environ["JAX_COMPILATION_CACHE_DIR"])
+  directory = compilation_cache.enable(str(run_directory / "jax_cache"))
+  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", directory)
+  os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                        str(compilation_cache.MIN_COMPILE_SECONDS))

@@ -8,7 +8,8 @@ ends it with exit code 130, SIGTERM with exit code 143 (both unwind the
 stack, so that an executor's `with` block stops its workers), and a reader
 that stops reading (`| head`) ends it quietly. It also keeps JAX's probe for
 a TPU from printing its "Unable to initialize backend 'tpu'" line, without
-choosing a platform (a machine with a GPU still uses it).
+choosing a platform (a machine with a GPU still uses it), and turns on JAX's
+persistent compilation cache (`utils/compilation_cache.py`).
 
 `user_input(flag)` turns the `ValueError` or `pyspiel.SpielError` that
 library code raises on a bad value into such an error, naming the flag it
@@ -39,6 +40,7 @@ from typing import Any, Callable, Iterator, Mapping, NoReturn, Optional, Sequenc
 from absl import app
 from absl import flags
 
+from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import executors
 import pyspiel
 
@@ -86,8 +88,10 @@ def _exit_terminated(signum: int, frame: Any) -> NoReturn:
 
 
 def run(main: Callable[[list[str]], Any]) -> None:
-  """Runs an example's `main` as `absl.app.run` does, with one-line errors."""
+  """Runs an example's `main` as `absl.app.run` does, with one-line errors,
+  and JAX's persistent compilation cache (`compilation_cache`)."""
   logging.getLogger(_BACKEND_LOGGER).setLevel(logging.WARNING)
+  compilation_cache.enable()
   signal.signal(signal.SIGTERM, _exit_terminated)
   app.run(lambda argv: _guarded(main, argv), flags_parser=_parse_flags)
 

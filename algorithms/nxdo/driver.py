@@ -13,10 +13,10 @@ from open_spiel_ext.algorithms.nxdo import restricted_game as restricted_lib
 from open_spiel_ext.algorithms.nxdo import solvers
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import evaluation
-from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents as opponents_lib
 from open_spiel_ext.algorithms.tree import policies as tree_policies
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import compilation_cache
 import pyspiel
 
 
@@ -88,8 +88,7 @@ class NXDO:
     self._record = {"game": str(game), "variant": variant,
                     "oracle": oracle.record, "solver": solver.record}
     if directory:
-      learner_lib.share_compilations(os.path.join(directory,
-                                                  "compilation_cache"))
+      compilation_cache.enable(os.path.join(directory, "compilation_cache"))
       if os.path.exists(self._state_path):
         self._restore()
 

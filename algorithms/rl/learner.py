@@ -268,16 +268,6 @@ class _Jitted:
     self.played = learner.played
 
 
-def share_compilations(directory: str) -> None:
-  """Points this process's JAX at a persistent compilation cache in
-  `directory` (unless one is set), so that the same training step built
-  again (a new learner, a new worker, a resumed run) is loaded, not
-  compiled again."""
-  if not jax.config.jax_compilation_cache_dir:
-    jax.config.update("jax_compilation_cache_dir", directory)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
-
-
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
   """What a training run does besides its learner's config."""
