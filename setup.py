@@ -54,9 +54,10 @@ setuptools.setup(
         # pytest-xdist runs the suite on both cores of a CI machine.
         "test": ["pytest", "pytest-xdist", "ray"],
         # OpenSpiel's JaxCFR and JAX NFSP baselines import the first four;
-        # kociemba is the classical 3×3×3 solver DeepCubeA is compared with.
+        # kociemba is the classical 3×3×3 solver DeepCubeA is compared with;
+        # jaxmarl's Hanabi is the JAX peer hanabi_speed.py runs beside ours.
         "benchmarks": ["chex", "flax", "orbax-checkpoint", "etils",
-                       "kociemba"],
+                       "kociemba", "jaxmarl"],
         "ray": ["ray"],
     },
 )

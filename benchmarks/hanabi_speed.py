@@ -1,15 +1,22 @@
-"""Hanabi throughput: OpenSpiel's C++ `hanabi` against the batched JAX engine.
+"""Hanabi throughput: OpenSpiel's C++ `hanabi` and JaxMARL's JAX Hanabi
+against the batched JAX engine.
 
 Steps per second of uniformly random play with observations, side by side in
 one run: through the pyspiel API (one state at a time; each decision reads
 the observation tensor of the player to move, or of every player as the
-engine gives them) and through `games/hanabi/engine.py` at batch sizes 1,
-1,024 and 8,192 (a jitted scan of `step` with auto-reset, every player's
-observation computed each step). Chance nodes count as time, not steps; the
-engine's compilation is timed apart. Each measurement runs in its own
-process (so its peak memory is its own), on one core for pyspiel. Prints a
-table with each rate as a multiple of pyspiel's (observations of the player
-to move) and writes a bar chart.
+engine gives them), through `games/hanabi/engine.py` and, on full 2-player
+Hanabi where JaxMARL is installed (`pip install ".[benchmarks]"`), through
+JaxMARL's `hanabi` environment, both at batch sizes 1, 1,024 and 8,192 (a
+jitted scan of `step` with auto-reset over a batch, every player's
+observation computed each step: the engine's are in its state, JaxMARL's
+summed into the scan's carry so that XLA keeps them; legal moves sampled
+uniformly, JaxMARL's non-acting player choosing its only legal move, the
+no-op). Both observations are the 658-float canonical Hanabi encoding of
+the Hanabi Learning Environment (OpenSpiel's, which the engine matches).
+Chance nodes count as time, not steps; compilation is timed apart. Each
+measurement runs in its own process (so its peak memory is its own), on one
+core for pyspiel. Prints a table with each rate as a multiple of pyspiel's
+(observations of the player to move) and writes a bar chart.
 
   python benchmarks/hanabi_speed.py --output_dir=/tmp/hanabi_speed
 """
@@ -22,6 +29,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 
@@ -35,9 +43,8 @@ _ROLLOUT_STEPS = flags.DEFINE_integer(
 _ROLLOUTS = flags.DEFINE_integer(
     "rollouts", 5, "Batched rollouts timed per measurement (after one that "
     "compiles).")
-
-BATCH_SIZES = (1, 1024, 8192)
-
+_BATCH_SIZES = flags.DEFINE_list("batch_sizes", ["1", "1024", "8192"],
+                                 "Batch sizes of the JAX engines.")
 
 def pyspiel_rate(preset: str, seconds: float,
                  every_observer: bool) -> dict[str, float]:
@@ -85,18 +92,68 @@ def batched_rate(preset: str, batch: int, steps: int,
     return jax.lax.scan(random_step, state,
                         jax.random.split(key, steps))[0]
 
-  start = time.perf_counter()
   state = engine.init(jax.random.split(jax.random.PRNGKey(0), batch))
-  state = jax.block_until_ready(rollout(state, jax.random.PRNGKey(1)))
+  return {**_timed_rollouts(rollout, state, batch * steps, rollouts),
+          "peak_mb": reporting.peak_memory_mb()}
+
+
+def _timed_rollouts(rollout, carry, steps: int,
+                    rollouts: int) -> dict[str, float]:
+  """Steps per second of `rollouts` calls of `rollout` (each `steps` steps),
+  after two calls that compile: the first, from the initial carry, and the
+  second, which compiles again where the carry it returned has other types
+  (a weakly typed initial state, say)."""
+  import jax  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  carry = jax.block_until_ready(rollout(carry, jax.random.PRNGKey(1)))
   compile_seconds = time.perf_counter() - start
+  carry = jax.block_until_ready(rollout(carry, jax.random.PRNGKey(2)))
   start = time.perf_counter()
   for index in range(rollouts):
-    state = rollout(state, jax.random.PRNGKey(2 + index))
-  jax.block_until_ready(state)
+    carry = rollout(carry, jax.random.PRNGKey(3 + index))
+  jax.block_until_ready(carry)
   elapsed = time.perf_counter() - start
-  return {"steps_per_second": batch * steps * rollouts / elapsed,
-          "compile_seconds": compile_seconds,
+  return {"steps_per_second": steps * rollouts / elapsed,
+          "compile_seconds": compile_seconds}
+
+
+def jaxmarl_rate(batch: int, steps: int, rollouts: int) -> dict[str, float]:
+  """Uniformly random steps per second through JaxMARL's Hanabi (full,
+  2 players), every player's observation kept."""
+  import jax  # pylint: disable=g-import-not-at-top
+  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+  import jaxmarl  # pylint: disable=g-import-not-at-top
+  from open_spiel_ext.algorithms.nn import masking  # pylint: disable=g-import-not-at-top
+  env = jaxmarl.make("hanabi")
+  agents = env.agents
+
+  def random_step(carry, key):
+    states, checksum = carry
+    step_key, act_key = jax.random.split(key)
+    legal = jax.vmap(env.get_legal_moves)(states)
+    actions = {agent: masking.masked_sample(
+        agent_key, jnp.zeros(legal[agent].shape), legal[agent] > 0)
+               for agent, agent_key in zip(
+                   agents, jax.random.split(act_key, len(agents)))}
+    observations, states, _, _, _ = jax.vmap(env.step)(
+        jax.random.split(step_key, batch), states, actions)
+    checksum += sum(observations[agent].sum() for agent in agents)
+    return (states, checksum), None
+
+  @jax.jit
+  def rollout(carry, key):
+    return jax.lax.scan(random_step, carry, jax.random.split(key, steps))[0]
+
+  _, states = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0),
+                                                   batch))
+  return {**_timed_rollouts(rollout, (states, jnp.float32(0)), batch * steps,
+                            rollouts),
           "peak_mb": reporting.peak_memory_mb()}
+
+
+def _jaxmarl_installed() -> bool:
+  import importlib.util  # pylint: disable=g-import-not-at-top
+  return importlib.util.find_spec("jaxmarl") is not None
 
 
 def plot(results: dict[str, dict[str, float]], path: str, preset: str,
@@ -119,12 +176,21 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   preset = _PRESET.value
+  with cli.user_input("batch_sizes"):
+    batch_sizes = [int(text) for text in _BATCH_SIZES.value]
   runs = [("pyspiel, mover", pyspiel_rate, (preset, _SECONDS.value, False)),
           ("pyspiel, every player", pyspiel_rate,
-           (preset, _SECONDS.value, True))] + [
-               (f"engine, batch {batch}", batched_rate,
-                (preset, batch, _ROLLOUT_STEPS.value, _ROLLOUTS.value))
-               for batch in BATCH_SIZES]
+           (preset, _SECONDS.value, True))]
+  jaxmarl = preset == "full" and _jaxmarl_installed()
+  if preset == "full" and not jaxmarl:
+    print("JaxMARL is not installed: pip install \".[benchmarks]\" to run "
+          "it beside the engine")
+  for batch in batch_sizes:
+    runs.append((f"engine, batch {batch}", batched_rate,
+                 (preset, batch, _ROLLOUT_STEPS.value, _ROLLOUTS.value)))
+    if jaxmarl:
+      runs.append((f"JaxMARL, batch {batch}", jaxmarl_rate,
+                   (batch, _ROLLOUT_STEPS.value, _ROLLOUTS.value)))
   print(f"{'engine':24s} {'steps/s':>12s} {'x pyspiel':>10s} "
         f"{'compile s':>10s} {'peak MB':>8s}")
   results = {}
@@ -138,8 +204,13 @@ def main(argv: Sequence[str]) -> None:
           flush=True)
   path = os.path.join(_OUTPUT_DIR.value, "hanabi_speed.png")
   plot(results, path, preset, results["pyspiel, mover"]["steps_per_second"])
+  for batch in batch_sizes if jaxmarl else ():
+    engine, rival = (results[f"{name}, batch {batch}"]["steps_per_second"]
+                     for name in ("engine", "JaxMARL"))
+    print(f"batch {batch}: the engine at {engine / rival:.2f}× JaxMARL's "
+          "steps per second")
   print(f"wrote {path}")
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)
