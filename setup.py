@@ -42,7 +42,7 @@ setuptools.setup(
     install_requires=[
         "open_spiel==2.0.2",
         "jax>=0.9.0",
-        "dm-haiku>=0.0.14",
+        "dm-haiku>=0.0.15",
         "optax>=0.2.4",
         "numpy>=2.0.2",
         "absl-py>=2.1.0",

@@ -1359,9 +1359,11 @@ def test_source(short_name: str) -> str:
   """The absltest of the exported module holding `short_name`."""
   module = module_name(short_name)
   strings = _game_strings(family(short_name))
-  infos = "".join(f"    {json.dumps(s)}: {_game_info(s)!r},\n"
-                  for s in strings)
-  infos = infos.replace("'", '"')
+  infos = "".join(
+      f"    {json.dumps(s)}: {{\n" + "".join(
+          f"        {json.dumps(key)}: {value!r},\n"
+          for key, value in _game_info(s).items()) + "    },\n"
+      for s in strings)
   extra = _extra_tests(module)
   return _TEST_TEMPLATE.format(
       header=LICENSE_HEADER, module=module,
