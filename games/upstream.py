@@ -45,7 +45,6 @@ import collections
 import copy
 import dataclasses
 import functools
-import importlib
 import importlib.resources
 import importlib.util
 import io
@@ -348,9 +347,9 @@ _PLUGIN_MENTIONS = re.compile(
 _REWORDINGS = {
     "open_spiel_ext.games.loss_game": (
         ("`xp` is numpy or jax.numpy.", "`xp` is numpy, or a module like it."),
-        ('here may have; use fewer bins, or the continuous environment of "\n'
-         '        f"games/batched_loss_game.py")',
-         'here may have; use fewer bins")'),
+        ('f"here may have; use fewer bins, or the continuous environment of "'
+         '\n        f"games/batched_loss_game.py")',
+         '"here may have; use fewer bins")'),
     ),
 }
 
@@ -665,8 +664,8 @@ class _Module:
 
   def __init__(self, name: str):
     self.name = name
-    with open(importlib.import_module(name).__file__, encoding="utf-8") as f:
-      text = f.read()
+    with open(importlib.util.find_spec(name).origin, encoding="utf-8") as f:
+      text = f.read()  # Read, not imported: nothing of it runs here.
     for old, new in _REWORDINGS.get(name, ()):
       text = text.replace(old, new)
     overrides = {key: make() for key, make in _OVERRIDES.get(name, {}).items()}
@@ -1134,7 +1133,6 @@ class _Bundle:
       module = _module(owner)
       previous = None
       for index in sorted(self.kept[owner]):
-        statement = module.statements[index]
         if chunks:
           chunks.append(self._gap(module, previous, index))
         chunks.append(self.statement_text(owner, index))
@@ -1277,8 +1275,8 @@ from open_spiel.python.games import {module}{unused}
 import pyspiel
 
 # Each game at its defaults, and as its playthrough plays it.
-_GAME_STRINGS = (
-{game_strings})
+_GAME_STRINGS = [
+{game_strings}]
 # What GameInfo says of them.
 _GAME_INFOS = {{
 {game_infos}}}
@@ -1305,14 +1303,14 @@ def _random_state(game, num_moves, seed=0):
 
 class {test_class}(parameterized.TestCase):
 
-  @parameterized.parameters(*_GAME_STRINGS)
+  @parameterized.parameters(_GAME_STRINGS)
   def test_random_sim(self, game_string):
     """Runs our standard game tests, checking API consistency."""
     game = pyspiel.load_game(game_string)
     pyspiel.random_sim_test(game, num_sims=_NUM_SIMS, serialize=False,
                             verbose=False)
 
-  @parameterized.parameters(*_GAME_STRINGS)
+  @parameterized.parameters(_GAME_STRINGS)
   def test_game_info(self, game_string):
     game = pyspiel.load_game(game_string)
     info = _GAME_INFOS[game_string]
@@ -1323,7 +1321,7 @@ class {test_class}(parameterized.TestCase):
     self.assertEqual(game.max_utility(), info["max_utility"])
     self.assertEqual(game.max_game_length(), info["max_game_length"])
 
-  @parameterized.parameters(*_GAME_STRINGS)
+  @parameterized.parameters(_GAME_STRINGS)
   def test_pickle(self, game_string):
     game = pyspiel.load_game(game_string)
     state = _random_state(game, num_moves=3)
@@ -1332,7 +1330,7 @@ class {test_class}(parameterized.TestCase):
     self.assertEqual(restored.history(), state.history())
     self.assertEqual(str(restored), str(state))
 
-  @parameterized.parameters(*_GAME_STRINGS)
+  @parameterized.parameters(_GAME_STRINGS)
   def test_serialize_game_and_state(self, game_string):
     game = pyspiel.load_game(game_string)
     state = _random_state(game, num_moves=3)

@@ -229,15 +229,41 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
 
 
 def test_one_exploratory_prescription_per_episode_at_most():
+  """An episode plays a random acquired prescription at one decision of a
+  depth drawn uniformly from the tree's 8 (none if the episode ends before
+  it), and nowhere else differs from its best prescription. How often an
+  episode explores, and whether the random prescription happens to be the
+  best, depend on the random stream and the CPU's floating point (an AMD
+  EPYC saw 6 differing episodes of 30 where a Xeon saw 10 or more), so the
+  count of exploring episodes is held to its distribution given the depths
+  each episode reached: within 5 standard deviations of its mean."""
   mdp = pub_mdp.build(pyspiel.load_game("tiny_bridge_2p(abstracted=True)"))
   learner = capi.Capi(mdp, capi_config.Config(
       num_prescriptions=200, policy="tabular", acquisition="most_likely",
       exploration="one_per_episode", seed=0))
-  explored = []
-  for _ in range(30):
+  decide, exploring = learner._decide, []  # pylint: disable=protected-access
+  rows, depths = learner.model.row_probabilities, []
+
+  def recording_decide(decision, scored, next_values, played):
+    exploring[-1] += played is not None
+    return decide(decision, scored, next_values, played)
+
+  def counting_rows(beliefs):
+    depths[-1] += 1  # One call per depth the episode reaches.
+    return rows(beliefs)
+
+  learner._decide = recording_decide  # pylint: disable=protected-access
+  learner.model.row_probabilities = counting_rows
+  differing = []
+  for _ in range(60):
+    exploring.append(0)
+    depths.append(0)
     decisions = learner.play_episode()
-    explored.append(sum(
+    differing.append(sum(
         any(np.any(c != t) for c, t in zip(d.chosen, d.target))
         for d in decisions))
-  assert max(explored) == 1
-  assert sum(explored) >= 10
+  assert all(0 <= e <= 1 for e in exploring)
+  assert all(d <= e for d, e in zip(differing, exploring))
+  reach = np.array(depths) / learner.num_depths  # P(an episode explores).
+  mean, deviation = reach.sum(), np.sqrt((reach * (1 - reach)).sum())
+  assert abs(sum(exploring) - mean) <= 5 * deviation
