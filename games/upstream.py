@@ -32,10 +32,12 @@ games and keeps only the top-level statements they need, transitively
 (so the JAX engines, `registry.register_clones` and other plugin bookkeeping
 fall away), copies each kept statement's source text with its comments,
 writes `helper.name` as a plain name (renamed where it would collide), and
-replaces the registrations by `pyspiel.register_game(...)` at the end. Sokoban's
-level file is inlined, compressed (`_inlined_sokoban_levels`): OpenSpiel's
-package ships only the Python files of open_spiel/python, so a data file
-beside the module would be missing from its wheels.
+replaces the registrations by `pyspiel.register_game(...)` at the end. The
+result is compiled and refused (ValueError naming the module) if it imports
+anything but the above (`check_imports`) or still speaks of the plugin.
+Sokoban's level file is inlined, compressed (`_inlined_sokoban_levels`):
+OpenSpiel's package ships only the Python files of open_spiel/python, so a
+data file beside the module would be missing from its installs.
 """
 
 import ast

@@ -12,6 +12,7 @@ exported ones, so the exported games play exactly as the plugin's.
 """
 
 import ast
+import base64
 import functools
 import io
 import os
@@ -19,7 +20,6 @@ import re
 import subprocess
 import sys
 import zlib
-import base64
 
 import pytest
 
@@ -29,10 +29,12 @@ from open_spiel_ext.games import upstream
 from open_spiel_ext.games.puzzles import sokoban
 
 try:
-  from pyflakes import api as pyflakes_api  # pylint: disable=g-import-not-at-top
-  from pyflakes import reporter as pyflakes_reporter  # pylint: disable=g-import-not-at-top
-except ImportError:
-  pyflakes_api = None
+  # pylint: disable=g-import-not-at-top
+  from pyflakes import api as pyflakes_api
+  from pyflakes import reporter as pyflakes_reporter
+  # pylint: enable=g-import-not-at-top
+except ImportError:  # pyflakes checks the modules where it is installed.
+  pyflakes_api = pyflakes_reporter = None
 
 STRATEGO = ("stratego", "barrage_stratego")
 # Exported module -> the first of its games.
@@ -327,7 +329,8 @@ def test_check_imports_refuses_what_openspiel_lacks():
                          "open_spiel_ext.games"),
                         ("from . import sibling", "."),
                         ("import scipy", "scipy")):
-    with pytest.raises(ValueError, match=rf"^my_game: imports {re.escape(refused)}"):
+    with pytest.raises(ValueError,
+                       match=rf"^my_game: imports {re.escape(refused)},"):
       upstream.check_imports(f"def f():\n  {line}\n", "my_game")
 
 
