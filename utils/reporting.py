@@ -126,7 +126,9 @@ def load_policy(path: str, game: pyspiel.Game) -> policy_lib.TabularPolicy:
 
   Raises:
     ValueError: the file names an information state or action that `game`
-      does not have, or leaves some of its information states out.
+      does not have, leaves some of its information states out, or gives an
+      information state no probability distribution (a negative, NaN or
+      infinite probability, or a sum other than 1 within 1e-6).
   """
   with open(path, encoding="utf-8") as f:
     table = json.load(f)
@@ -148,7 +150,25 @@ def load_policy(path: str, game: pyspiel.Game) -> policy_lib.TabularPolicy:
         raise ValueError(f"{path}: action {action} is not legal at "
                          f"information state {key!r} of {game}")
       tabular.action_probability_array[row, int(action)] = probability
+    _check_distribution(path, key, tabular.action_probability_array[row])
   return tabular
+
+
+def _check_distribution(path: str, key: str,
+                        probabilities: np.ndarray) -> None:
+  """Raises ValueError, naming the file and the information state, unless
+  `probabilities` are finite, non-negative and sum to 1 (within 1e-6)."""
+  if not np.all(np.isfinite(probabilities)):
+    problem = "a probability that is not a finite number"
+  elif np.any(probabilities < 0):
+    problem = f"a negative probability ({probabilities.min():g})"
+  elif abs(probabilities.sum() - 1) > 1e-6:
+    problem = f"probabilities summing to {probabilities.sum():g}, not 1"
+  else:
+    return
+  raise ValueError(f"{path}: information state {key!r} has {problem}; a "
+                   "policy gives each information state a distribution "
+                   "over its legal actions")
 
 
 def follow(entries: Iterable[Any], output_dir: str,

@@ -70,7 +70,7 @@ flags.FLAGS.mark_as_parsed()  # replay reads one of OpenSpiel's flags.
 for path in sys.argv[3:]:
   original, regenerated = generate_playthrough.replay(path)
   for number, (old, new) in enumerate(
-      zip(original.split("\n"), regenerated.split("\n")), 1):
+      zip(original.split("\\n"), regenerated.split("\\n")), 1):
     if old != new:
       sys.exit(f"{path}:{number}: {old!r} != {new!r}")
   if original != regenerated:

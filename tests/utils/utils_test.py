@@ -1,6 +1,7 @@
-"""The shared helpers: checkpoints and padding."""
+"""The shared helpers: checkpoints, padding and reporting."""
 
 import dataclasses
+import json
 import os
 
 import jax
@@ -9,11 +10,13 @@ import numpy as np
 import optax
 import pytest
 
+from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import padding
 from open_spiel_ext.utils import reporting
+import pyspiel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,3 +151,29 @@ def test_finished_records_belong_to_a_run_of_the_same_settings(tmp_path):
   other = {"seed": 1, "settings": {"rollouts": 100}}
   with pytest.raises(ValueError, match="another run .seed=0 there, 1 here"):
     reporting.finished_records(output_dir, other, "games.jsonl")
+
+
+@pytest.mark.parametrize("probabilities,problem", [
+    ({"0": -0.5, "1": 1.5}, "a negative probability"),
+    ({"0": float("nan"), "1": 1.0}, "not a finite number"),
+    ({"0": 0.0, "1": 0.0}, "summing to 0"),
+    ({"0": 0.5, "1": 0.7}, "summing to 1.2"),
+])
+def test_a_policy_file_must_give_distributions(tmp_path, probabilities,
+                                              problem):
+  """A policy.json whose information state has no distribution is refused,
+  naming the file and the state, where it was read as it stood."""
+  game = pyspiel.load_game("kuhn_poker")
+  path = str(tmp_path / "policy.json")
+  reporting.save_policy(policy_lib.UniformRandomPolicy(game).to_tabular(),
+                        path)
+  uniform = reporting.load_policy(path, game)
+  np.testing.assert_allclose(
+      uniform.action_probability_array[uniform.legal_actions_mask > 0], 0.5)
+  table = json.loads(open(path, encoding="utf-8").read())
+  table["0"] = probabilities
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(table, f)
+  with pytest.raises(ValueError, match=f"policy.json: information state "
+                     f"'0' has .*{problem}"):
+    reporting.load_policy(path, game)
