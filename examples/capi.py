@@ -135,8 +135,11 @@ def main(argv: Sequence[str]) -> None:
   game = cli.parse_flag("game", game_string, open_spiel_ext.load_game)
   with cli.user_input("game"):
     pub_mdp.build(game)
+  with cli.user_input("seeds"):
+    coop_runs.check_distinct(seeds)
   with cli.user_input("output_dir"):
-    coop_runs.check_resumable(_OUTPUT_DIR.value, seeds, config_from_flags)
+    coop_runs.check_resumable(_OUTPUT_DIR.value, game_string, seeds,
+                              config_from_flags)
   with cli.executor_from_flags() as executor:
     summaries = coop_runs.run_seeds(
         game_string, seeds, executor, config_from_flags, target_from_flags(),

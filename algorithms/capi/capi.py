@@ -4,7 +4,7 @@ with its exact evaluations, and checkpoints (see the package docstring)."""
 import dataclasses
 import os
 import time
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -208,15 +208,17 @@ def train(mdp: pub_mdp.PubMdp, config: config_lib.Config,
   end.
 
   With `checkpoint_path` the learner (networks, tabular policy, random state,
-  log so far) is saved there at every evaluation, and a run whose
-  checkpoint exists resumes from it: it yields its earlier entries again,
-  then goes on exactly as the uninterrupted run would. A checkpoint of
-  another config is refused (ValueError).
+  log so far) is saved there at every evaluation, with the game and the
+  config (`run_record`), and a run whose checkpoint exists resumes from it:
+  it yields its earlier entries again, then goes on exactly as the
+  uninterrupted run would. A checkpoint of another game or config is
+  refused (ValueError, naming what differs).
   """
   learner = Capi(mdp, config)
+  record = run_record(mdp, config)
   log, done, seconds = [], 0, 0.0
   if checkpoint_path and os.path.exists(checkpoint_path):
-    log, done, seconds = _restore(learner, checkpoint_path)
+    log, done, seconds = _restore(learner, checkpoint_path, record)
     yield from log
   start = time.perf_counter() - seconds
   for episode in range(done + 1, config.episodes + 1):
@@ -233,14 +235,22 @@ def train(mdp: pub_mdp.PubMdp, config: config_lib.Config,
           seconds_by_part=dict(learner.timers),
           distinct_next_beliefs=learner.distinct_next_beliefs))
       if checkpoint_path:
-        _save(learner, checkpoint_path, log)
+        _save(learner, checkpoint_path, log, record)
       yield log[-1]
 
 
-def _save(learner: Capi, path: str, log: list[LogEntry]) -> None:
+def run_record(mdp: pub_mdp.PubMdp,
+               config: config_lib.Config) -> dict[str, Any]:
+  """What a run's checkpoint is saved with and must match to resume: the
+  game and the config."""
+  return {"game": str(mdp.game), **dataclasses.asdict(config)}
+
+
+def _save(learner: Capi, path: str, log: list[LogEntry],
+          record: dict[str, Any]) -> None:
   """Checkpoints the learner after the last logged episode."""
   checkpoints.save(
-      path, learner.model.train_state, learner.config, step=log[-1].episode,
+      path, learner.model.train_state, record, step=log[-1].episode,
       extra={"log": [dataclasses.asdict(e) for e in log],
              # Kept out of the (JAX, float32) tree: float64, exactly.
              "table": getattr(learner.model, "table", None),
@@ -249,10 +259,11 @@ def _save(learner: Capi, path: str, log: list[LogEntry]) -> None:
              "distinct_next_beliefs": learner.distinct_next_beliefs})
 
 
-def _restore(learner: Capi, path: str) -> tuple[list[LogEntry], int, float]:
+def _restore(learner: Capi, path: str, record: dict[str, Any]
+            ) -> tuple[list[LogEntry], int, float]:
   """Loads a checkpoint into the learner; returns (its log, episodes done,
   seconds spent)."""
-  saved = checkpoints.restore(path, learner.config)
+  saved = checkpoints.restore(path, record)
   learner.model.train_state = saved.tree
   if saved.extra["table"] is not None:
     learner.model.table = saved.extra["table"]

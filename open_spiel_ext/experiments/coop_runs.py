@@ -98,14 +98,24 @@ def checkpoint_path(output_dir: str, seed: int) -> str:
   return os.path.join(output_dir, f"checkpoint_seed{seed}.pkl")
 
 
-def check_resumable(output_dir: str, seeds: Sequence[int],
+def check_distinct(seeds: Sequence[int]) -> None:
+  """ValueError if a seed comes twice: each seed is one run, the only writer
+  of its checkpoint and metrics."""
+  repeated = sorted({seed for seed in seeds if list(seeds).count(seed) > 1})
+  if repeated:
+    raise ValueError(f"seed {repeated[0]} is given more than once; each seed "
+                     "is one run with its own checkpoint")
+
+
+def check_resumable(output_dir: str, game: str, seeds: Sequence[int],
                     make_config) -> None:
   """ValueError, before any run starts, if a seed's checkpoint in
-  output_dir was made with other settings."""
+  output_dir was made for another game or with other settings."""
+  mdp = pub_mdp.build(pyspiel.load_game(game))
   for seed in seeds:
     path = checkpoint_path(output_dir, seed)
     if os.path.exists(path):
-      checkpoints.restore(path, make_config(seed))
+      checkpoints.restore(path, capi.run_record(mdp, make_config(seed)))
 
 
 def read_seed_metrics(output_dir: str, seed: int) -> list[dict[str, Any]]:
@@ -174,7 +184,9 @@ def submit_seeds(game: str, seeds: Sequence[int],
                  target: Optional[float], output_dir: str,
                  stop_when_solved: bool = False) -> PendingSeeds:
   """Submits a CAPI run per seed to `executor`; `collect_seeds` waits for
-  them (so other tasks can be submitted to the same executor meanwhile)."""
+  them (so other tasks can be submitted to the same executor meanwhile).
+  ValueError for a seed given twice (`check_distinct`)."""
+  check_distinct(seeds)
   os.makedirs(output_dir, exist_ok=True)
   if target is None:
     target = pyspiel.load_game(game).max_utility()

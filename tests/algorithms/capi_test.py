@@ -228,6 +228,20 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
         mdp, capi_config.Config(num_prescriptions=20, **settings), path))
 
 
+def test_a_checkpoint_of_another_game_is_refused(tmp_path):
+  """Game c's run does not resume game a's checkpoint (it did, labelling
+  a's best value as c's)."""
+  path = str(tmp_path / "run.pkl")
+  config = capi_config.Config(episodes=2, eval_every=1, hidden_sizes=(8,),
+                              num_prescriptions=10)
+  list(capi.train(pub_mdp.build(pyspiel.load_game("tiny_hanabi_a")), config,
+                  path))
+  with pytest.raises(ValueError, match="game='tiny_hanabi_c\\(\\)' here, "
+                     "'tiny_hanabi_a\\(\\)' in the checkpoint"):
+    list(capi.train(pub_mdp.build(pyspiel.load_game("tiny_hanabi_c")),
+                    config, path))
+
+
 def test_one_exploratory_prescription_per_episode_at_most():
   """An episode plays a random acquired prescription at one decision of a
   depth drawn uniformly from the tree's 8 (none if the episode ends before

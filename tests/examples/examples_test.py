@@ -170,6 +170,19 @@ def test_capi_tiny_bridge_preset_checkpoints_and_refuses_other_settings(
   assert refused.returncode == 2
   assert "num_prescriptions=50 here, 100 in the checkpoint" in refused.stderr
   assert "Traceback" not in refused.stderr
+  other_game = subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.capi",
+       "--game=tiny_hanabi_c", *flags[1:]],
+      capture_output=True, text=True, timeout=300)
+  assert other_game.returncode == 2
+  assert ("game='tiny_hanabi_c()' here, 'tiny_bridge_2p(abstracted=True)' in "
+          "the checkpoint") in other_game.stderr
+  twice = subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.capi",
+       "--game=tiny_hanabi_a", "--seeds=0,0", f"--output_dir={tmp_path}/2"],
+      capture_output=True, text=True, timeout=300)
+  assert twice.returncode == 2
+  assert "--seeds: seed 0 is given more than once" in twice.stderr
 
 
 def test_tiny_hanabi_baselines_prints_the_table(tmp_path):
