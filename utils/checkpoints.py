@@ -47,10 +47,31 @@ def save(path: str, tree: Any, config: Any, key: Optional[jax.Array] = None,
   os.replace(partial, path)
 
 
+def _read(path: str) -> dict[str, Any]:
+  """The payload `save` wrote to `path`.
+
+  Raises:
+    ValueError: the file is empty, truncated or not a checkpoint, naming it.
+  """
+  try:
+    with open(path, "rb") as f:
+      payload = pickle.load(f)
+  except (pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+          IndexError, TypeError, ValueError, MemoryError) as error:
+    raise ValueError(
+        f"checkpoint {path} cannot be read ({type(error).__name__}: "
+        f"{error or 'no data'}): it is empty, truncated or not a checkpoint; "
+        "delete it to start the run over") from None
+  if not isinstance(payload, dict) or not {"config", "tree"} <= set(payload):
+    raise ValueError(f"checkpoint {path} is not a checkpoint of this "
+                     "package (no config and tree in it)")
+  return payload
+
+
 def saved_config(path: str) -> dict[str, Any]:
-  """The configuration the checkpoint at `path` was saved with."""
-  with open(path, "rb") as f:
-    return pickle.load(f)["config"]
+  """The configuration the checkpoint at `path` was saved with (ValueError
+  naming it if it cannot be read)."""
+  return _read(path)["config"]
 
 
 def restore(path: str, config: Any,
@@ -63,10 +84,10 @@ def restore(path: str, config: Any,
   a checkpoint without one of them counts as saved with that value.
 
   Raises:
-    ValueError: the checkpoint was made with another configuration.
+    ValueError: the checkpoint was made with another configuration, or
+      cannot be read (empty, truncated, not a checkpoint).
   """
-  with open(path, "rb") as f:
-    payload = pickle.load(f)
+  payload = _read(path)
   saved, wanted = {**(added or {}), **payload["config"]}, _as_plain(config)
   differing = [name for name in sorted(set(saved) | set(wanted))
                if saved.get(name) != wanted.get(name) and not may_differ(name)]

@@ -11,6 +11,8 @@ the record, and refuse a file that is not a weights file, naming it.
 
 import json
 import os
+import zipfile
+import zlib
 from typing import Any, Optional
 
 import haiku as hk
@@ -48,25 +50,47 @@ def load_with_state(path: str, what: str = "network weights"
   """The parameters, the haiku state (empty if none was saved) and the
   record `save` wrote, floating values as float32 (ValueError naming `path`
   and `what` was expected if it is not such a file)."""
+  if not os.path.isfile(path):
+    raise ValueError(f"{path}: no such {what} file")
+  not_weights = ValueError(f"{path} is not a {what} file (an .npz that "
+                           "algorithms/nn/weights.py wrote)")
   try:
-    data = np.load(path)
-  except (OSError, ValueError) as error:
-    raise ValueError(f"{path} is not a {what} file: {error}") from error
+    data = np.load(path, allow_pickle=False)
+  except ValueError:  # Neither .npz nor .npy: numpy took it for a pickle.
+    raise not_weights from None
+  except (OSError, EOFError, zipfile.BadZipFile) as error:
+    raise _unreadable(path, what, error) from None
+  if not isinstance(data, np.lib.npyio.NpzFile):
+    raise not_weights
   with data:
     if _META not in data.files:
-      raise ValueError(f"{path} is not a {what} file")
-    meta = json.loads(str(data[_META]))
-    params, state = {}, {}
-    for key in data.files:
-      if key == _META:
-        continue
-      tree = state if key.startswith(_STATE) else params
-      module, name = key.removeprefix(_STATE).rsplit("/", 1)
-      value = data[key]
-      if np.issubdtype(value.dtype, np.floating):
-        value = value.astype(np.float32)
-      tree.setdefault(module, {})[name] = value
-  return params, state, meta
+      raise not_weights
+    try:
+      return (*_trees(data), json.loads(str(data[_META])))
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile,
+            zlib.error) as error:
+      raise _unreadable(path, what, error) from None
+
+
+def _unreadable(path: str, what: str, error: Exception) -> ValueError:
+  return ValueError(f"{path} is not a readable {what} file: it is truncated "
+                    f"or corrupted ({type(error).__name__}: {error})")
+
+
+def _trees(data: Any) -> tuple[hk.Params, hk.State]:
+  """The parameters and haiku state stored in an open weights archive,
+  floating values as float32."""
+  params, state = {}, {}
+  for key in data.files:
+    if key == _META:
+      continue
+    tree = state if key.startswith(_STATE) else params
+    module, name = key.removeprefix(_STATE).rsplit("/", 1)
+    value = data[key]
+    if np.issubdtype(value.dtype, np.floating):
+      value = value.astype(np.float32)
+    tree.setdefault(module, {})[name] = value
+  return params, state
 
 
 def load(path: str, what: str = "network weights"

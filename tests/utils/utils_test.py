@@ -177,3 +177,18 @@ def test_a_policy_file_must_give_distributions(tmp_path, probabilities,
   with pytest.raises(ValueError, match=f"policy.json: information state "
                      f"'0' has .*{problem}"):
     reporting.load_policy(path, game)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "garbage"])
+def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path, damage):
+  path = str(tmp_path / "run.pkl")
+  checkpoints.save(path, {"x": np.arange(100.0)}, {"a": 1})
+  data = open(path, "rb").read()
+  damaged = {"truncated": data[:len(data) // 2], "empty": b"",
+             "garbage": bytes(range(256)) * 4}[damage]
+  with open(path, "wb") as f:
+    f.write(damaged)
+  for read in (lambda: checkpoints.restore(path, {"a": 1}),
+               lambda: checkpoints.saved_config(path)):
+    with pytest.raises(ValueError, match=f"checkpoint {path} cannot be read"):
+      read()

@@ -1,5 +1,7 @@
 """The network kit: layers, the masking convention, the training state."""
 
+import re
+
 import haiku as hk
 import jax
 import jax.numpy as jnp
@@ -159,3 +161,32 @@ def test_weights_files_round_trip_parameters_state_and_record(tmp_path):
   (tmp_path / "other.npz").write_bytes(b"not a weights file")
   with pytest.raises(ValueError, match="other.npz is not a toy network"):
     weights.load(str(tmp_path / "other.npz"), "toy network")
+
+
+@pytest.mark.parametrize("damage,message", [
+    ("truncated", "is not a readable toy network file: it is truncated"),
+    ("empty", "is not a readable toy network file: it is truncated"),
+    ("garbage", "is not a toy network file"),
+    ("npy", "is not a toy network file"),
+    ("missing", "no such toy network file")])
+def test_a_damaged_weights_file_is_refused_naming_it(tmp_path, damage,
+                                                    message):
+  """Where numpy raised BadZipFile, or advised loading a garbage file
+  'unsafely', one ValueError names the file and what it should be."""
+  path = str(tmp_path / "net.npz")
+  weights.save(path, {"net/linear": {"w": np.ones((50, 50), np.float32)}},
+               {"run": 1})
+  data = (tmp_path / "net.npz").read_bytes()
+  if damage == "npy":
+    np.save(str(tmp_path / "net.npy"), np.ones(3))
+    path = str(tmp_path / "net.npy")
+  elif damage == "missing":
+    path = str(tmp_path / "none.npz")
+  else:
+    (tmp_path / "net.npz").write_bytes({
+        "truncated": data[:len(data) // 2], "empty": b"",
+        "garbage": bytes(range(256)) * 4}[damage])
+  with pytest.raises(ValueError,
+                     match=re.escape(path) + ":? " + message) as error:
+    weights.load(path, "toy network")
+  assert "unsafe" not in str(error.value)
