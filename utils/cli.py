@@ -8,8 +8,11 @@ ends it with exit code 130, SIGTERM with exit code 143 (both unwind the
 stack, so that an executor's `with` block stops its workers), and a reader
 that stops reading (`| head`) ends it quietly. It also keeps JAX's probe for
 a TPU from printing its "Unable to initialize backend 'tpu'" line, without
-choosing a platform (a machine with a GPU still uses it), and turns on JAX's
-persistent compilation cache (`utils/compilation_cache.py`).
+choosing a platform (a machine with a GPU still uses it), turns on JAX's
+persistent compilation cache (`utils/compilation_cache.py`), and checks an
+example's --output_dir (or --output file) before its work starts: a file
+where a folder should be, or a folder it cannot write in, is such a
+one-line error rather than a traceback after minutes of work.
 
 `user_input(flag)` turns the `ValueError` or `pyspiel.SpielError` that
 library code raises on a bad value into such an error, naming the flag it
@@ -35,6 +38,7 @@ import os
 import pathlib
 import signal
 import sys
+import tempfile
 from typing import Any, Callable, Iterator, Mapping, NoReturn, Optional, Sequence
 
 from absl import app
@@ -48,6 +52,10 @@ USAGE_ERROR_EXIT_CODE = 2
 INTERRUPTED_EXIT_CODE = 130
 TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
 BROKEN_PIPE_EXIT_CODE = 1
+# The flags naming where an example writes (a folder, or one file); `run`
+# checks them before `main`.
+OUTPUT_DIR_FLAG = "output_dir"
+OUTPUT_FILE_FLAG = "output"
 # The logger of JAX's backend discovery, which reports each platform it could
 # not start (TPU on every machine without one) at INFO level.
 _BACKEND_LOGGER = "jax._src.xla_bridge"
@@ -69,8 +77,49 @@ def _parse_flags(argv: Sequence[str]) -> list[str]:
     _exit_with_error(f"{error} (--helpshort lists the flags)")
 
 
+def check_output_dir(path: str) -> None:
+  """Makes the folder `path` (and its parents) and checks that files can be
+  written in it, before any work is done.
+
+  Raises:
+    ValueError: `path` is a file, or cannot be made or written to.
+  """
+  if os.path.exists(path) and not os.path.isdir(path):
+    raise ValueError(f"{path} is a file, not a folder")
+  try:
+    os.makedirs(path, exist_ok=True)
+    with tempfile.TemporaryFile(dir=path):
+      pass
+  except OSError as error:
+    raise ValueError(f"cannot write in {path}: {error.strerror or error}"
+                     ) from None
+
+
+def check_output_file(path: str) -> None:
+  """Makes the folder of the file `path` and checks that it can be written
+  there, before any work is done.
+
+  Raises:
+    ValueError: `path` is a folder, or its folder cannot be made or
+      written to.
+  """
+  if os.path.isdir(path):
+    raise ValueError(f"{path} is a folder, not a file")
+  check_output_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def _check_outputs() -> None:
+  """Checks the example's --output_dir or --output flag, if it has one."""
+  for name, check in ((OUTPUT_DIR_FLAG, check_output_dir),
+                      (OUTPUT_FILE_FLAG, check_output_file)):
+    if name in flags.FLAGS and flags.FLAGS[name].value:
+      with user_input(name):
+        check(flags.FLAGS[name].value)
+
+
 def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
   try:
+    _check_outputs()
     return main(argv)
   except app.UsageError as error:
     _exit_with_error(str(error))
@@ -89,7 +138,9 @@ def _exit_terminated(signum: int, frame: Any) -> NoReturn:
 
 def run(main: Callable[[list[str]], Any]) -> None:
   """Runs an example's `main` as `absl.app.run` does, with one-line errors,
-  and JAX's persistent compilation cache (`compilation_cache`)."""
+  and JAX's persistent compilation cache (`compilation_cache`); an
+  --output_dir flag, where the example has one, is checked first
+  (`check_output_dir`)."""
   logging.getLogger(_BACKEND_LOGGER).setLevel(logging.WARNING)
   compilation_cache.enable()
   signal.signal(signal.SIGTERM, _exit_terminated)
