@@ -47,6 +47,11 @@ def save(path: str, tree: Any, config: Any, key: Optional[jax.Array] = None,
   os.replace(partial, path)
 
 
+class CheckpointError(ValueError):
+  """A checkpoint that cannot be resumed: unreadable, or another run's. Its
+  message names the file; `cli.run` prints it as a one-line error."""
+
+
 def _read(path: str) -> dict[str, Any]:
   """The payload `save` wrote to `path`.
 
@@ -58,12 +63,12 @@ def _read(path: str) -> dict[str, Any]:
       payload = pickle.load(f)
   except (pickle.UnpicklingError, EOFError, AttributeError, ImportError,
           IndexError, TypeError, ValueError, MemoryError) as error:
-    raise ValueError(
+    raise CheckpointError(
         f"checkpoint {path} cannot be read ({type(error).__name__}: "
         f"{error or 'no data'}): it is empty, truncated or not a checkpoint; "
         "delete it to start the run over") from None
   if not isinstance(payload, dict) or not {"config", "tree"} <= set(payload):
-    raise ValueError(f"checkpoint {path} is not a checkpoint of this "
+    raise CheckpointError(f"checkpoint {path} is not a checkpoint of this "
                      "package (no config and tree in it)")
   return payload
 
@@ -84,8 +89,8 @@ def restore(path: str, config: Any,
   a checkpoint without one of them counts as saved with that value.
 
   Raises:
-    ValueError: the checkpoint was made with another configuration, or
-      cannot be read (empty, truncated, not a checkpoint).
+    CheckpointError: the checkpoint was made with another configuration,
+      or cannot be read (empty, truncated, not a checkpoint).
   """
   payload = _read(path)
   saved, wanted = {**(added or {}), **payload["config"]}, _as_plain(config)
@@ -96,8 +101,9 @@ def restore(path: str, config: Any,
         f"{name}={wanted.get(name, '(unset)')!r} here, "
         f"{saved.get(name, '(unset)')!r} in the checkpoint"
         for name in differing)
-    raise ValueError(f"checkpoint {path} belongs to another run: {differences}"
-                     "; use another output directory or the same settings")
+    raise CheckpointError(
+        f"checkpoint {path} belongs to another run: {differences}; use "
+        "another output directory or the same settings")
   key = payload["key"]
   return Checkpoint(jax.device_put(payload["tree"]),
                     None if key is None else jax.numpy.asarray(key),

@@ -2,7 +2,8 @@
 
 `run(main)` replaces `absl.app.run(main)`: a bad flag value, or a
 `UsageError` raised by `main` (a bad game string, a state that does not
-parse), ends the program with one line on stderr, `<program>: error: ...`,
+parse), or a checkpoint it cannot resume (`checkpoints.CheckpointError`:
+unreadable, or another run's), ends the program with one line on stderr, `<program>: error: ...`,
 and exit code 2, instead of absl's usage text or a traceback; an interrupt
 ends it with exit code 130, SIGTERM with exit code 143 (both unwind the
 stack, so that an executor's `with` block stops its workers), and a reader
@@ -44,6 +45,7 @@ from typing import Any, Callable, Iterator, Mapping, NoReturn, Optional, Sequenc
 from absl import app
 from absl import flags
 
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -121,7 +123,7 @@ def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
   try:
     _check_outputs()
     return main(argv)
-  except app.UsageError as error:
+  except (app.UsageError, checkpoints.CheckpointError) as error:
     _exit_with_error(str(error))
   except KeyboardInterrupt:
     print(f"{_program()}: interrupted", file=sys.stderr, flush=True)
