@@ -112,7 +112,8 @@ def train_best_response(
   train_steps = learner_lib.make_train_steps(learner, versus)
   carry = learner_lib.init_carry(learner, versus, jax.random.PRNGKey(seed),
                                  num_envs)
-  record = run_config.as_record(config, opponent=_fingerprint(opponent))
+  record = run_config.as_record(config, game=learner_lib.env_name(env),
+                                opponent=_fingerprint(opponent))
 
   def make_entry(carry, step, metrics, wall_time, log):
     episodes = int(metrics.episodes)

@@ -287,6 +287,14 @@ class RunConfig:
                dataclasses.asdict(self).items()}, **extra}
 
 
+def env_name(env: Any) -> str:
+  """The game an engine plays, for checkpoint records: its pyspiel game's
+  string, or the engine's name where it has no pyspiel game (a restricted
+  game)."""
+  game = getattr(env, "game", None)
+  return str(game) if game is not None else str(getattr(env, "name", env))
+
+
 def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
                   make_entry: Callable[[Any, int, Any, float, list], Any],
                   steps: int, chunk: int, record: dict[str, Any],

@@ -320,6 +320,8 @@ def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,
 
   state, log = learner_lib.run_in_chunks(
       nfsp.init(jax.random.PRNGKey(seed)), nfsp.run, make_entry, steps,
-      run_config.eval_every, run_config.as_record(config), checkpoint_path,
+      run_config.eval_every,
+      run_config.as_record(config, game=learner_lib.env_name(env)),
+      checkpoint_path,
       on_entry, stop)
   return nfsp.average_policy(state), log

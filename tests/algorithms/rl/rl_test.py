@@ -26,6 +26,7 @@ from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.games import batched
 from open_spiel_ext.games import batched_loss_game
 from open_spiel_ext.games import batched_poker
+from open_spiel_ext.utils import checkpoints
 import pyspiel
 
 KUHN = pyspiel.load_game("kuhn_poker")
@@ -174,6 +175,20 @@ def test_a_checkpoint_is_not_resumed_against_another_opponent(
   run(opponents.uniform())
   with pytest.raises(ValueError, match="opponent="):
     run(opponents.tabular(kuhn_tree, cfr_average))
+
+
+def test_a_checkpoint_is_not_resumed_on_another_game(tmp_path):
+  """Where a changed game read as a mismatch of weight shapes, or resumed
+  when the shapes agreed, it is refused by name."""
+  path = str(tmp_path / "checkpoint.pkl")
+  nfsp.train_nfsp(_kuhn_env(), nfsp.Config(), steps=20, num_envs=8,
+                  checkpoint_path=path)
+  with pytest.raises(checkpoints.CheckpointError,
+                     match="game='leduc_poker\\(\\)' here, "
+                     "'kuhn_poker\\(\\)' in the checkpoint"):
+    nfsp.train_nfsp(batched_poker.leduc_poker(auto_reset=True),
+                    nfsp.Config(), steps=20, num_envs=8,
+                    checkpoint_path=path)
 
 
 def test_nfsp_on_kuhn_approaches_equilibrium():
