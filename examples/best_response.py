@@ -39,11 +39,14 @@ _OPPONENT = flags.DEFINE_string(
     "opponent", "uniform", "uniform; cfr+:N (the average policy of N CFR+ "
     "iterations); or a policy.json written by an example.")
 _STEPS = flags.DEFINE_integer("steps", 60_000,
-                              "Batched steps (each a decision in every game).")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
+                              "Batched steps (each a decision in every game).",
+                              lower_bound=1)
+_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.",
+                                 lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_integer(
-    "eval_every", 6_000, "Steps between evaluations and checkpoints.")
-_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.")
+    "eval_every", 6_000, "Steps between evaluations and checkpoints.",
+    lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string(
     "output_dir", "best_response_output", "Where metrics, plot, checkpoint "
     "and policy go.")

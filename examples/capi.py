@@ -41,9 +41,11 @@ _PRESET = flags.DEFINE_enum(
 _GAME = flags.DEFINE_string("game", "trade_comm(num_items=12)",
                             "A 2-player common-payoff game with public moves.")
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "One run per seed.")
-_EPISODES = flags.DEFINE_integer("episodes", 2_000, "Episodes per run.")
+_EPISODES = flags.DEFINE_integer("episodes", 2_000, "Episodes per run.",
+                                 lower_bound=1)
 _NUM_PRESCRIPTIONS = flags.DEFINE_integer(
-    "num_prescriptions", 10_000, "K: prescriptions acquired per decision.")
+    "num_prescriptions", 10_000, "K: prescriptions acquired per decision.",
+    lower_bound=1)
 _ACQUISITION = flags.DEFINE_enum("acquisition", "sample",
                                  capi_config.ACQUISITIONS,
                                  "Sample K, or take the K most likely.")
@@ -52,7 +54,8 @@ _POLICY = flags.DEFINE_enum("policy", "network", capi_config.POLICIES,
                             "per public stage.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.1,
                               "Chance of playing a random acquired "
-                              "prescription (--exploration=epsilon).")
+                              "prescription (--exploration=epsilon).",
+                              lower_bound=0.0, upper_bound=1.0)
 _EXPLORATION = flags.DEFINE_enum(
     "exploration", "epsilon", capi_config.EXPLORATIONS, "Explore at each "
     "decision with chance --epsilon, or at one decision per episode.")
@@ -61,20 +64,27 @@ _STRUCTURED = flags.DEFINE_bool(
     "Sample with one random row of the policy set to uniform.")
 _HIDDEN_SIZES = flags.DEFINE_list("hidden_sizes", ["256", "256", "256"],
                                   "Value network layers.")
-_LEARNING_RATE = flags.DEFINE_float("learning_rate", 1e-4, "Adam step size.")
+_LEARNING_RATE = flags.DEFINE_float("learning_rate", 1e-4, "Adam step size.",
+                                    lower_bound=0.0)
+flags.register_validator("learning_rate", lambda value: value > 0,
+                         message="must be above 0")
 _POLICY_LOSS_WEIGHT = flags.DEFINE_float("policy_loss_weight", 0.01,
-                                         "Weight of the policy head's loss.")
+                                         "Weight of the policy head's loss.",
+                                         lower_bound=0.0)
 _UPDATES = flags.DEFINE_integer("updates_per_episode", 4,
-                                "Gradient steps on each episode's buffer.")
+                                "Gradient steps on each episode's buffer.",
+                                lower_bound=1)
 _TABULAR_RATE = flags.DEFINE_float(
-    "tabular_policy_rate", 0.01, "Tabular policy: step toward Γ* per episode.")
+    "tabular_policy_rate", 0.01, "Tabular policy: step toward Γ* per episode.",
+    lower_bound=0.0, upper_bound=1.0)
 _POLICY_FLOOR = flags.DEFINE_float(
     "policy_floor", 0.01, "Tabular policy: floor (over the row's width) on "
-    "each probability.")
+    "each probability.", lower_bound=0.0, upper_bound=1.0)
 _SQUASH = flags.DEFINE_bool("squash_values", False,
                             "Squash the value into the game's payoff range.")
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 20,
-                                   "Episodes between evaluations.")
+                                   "Episodes between evaluations.",
+                                   lower_bound=1)
 _TARGET = flags.DEFINE_float(
     "target", None, "A run counts as solved once its search value reaches "
     "this (default: the game's maximum payoff; 20.79 with "
@@ -129,6 +139,9 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input("seeds"):
     seeds = [int(s) for s in _SEEDS.value]
+    if not seeds or min(seeds) < 0:
+      raise ValueError(f"need one or more seeds >= 0, got "
+                       f"{','.join(_SEEDS.value) or 'none'}")
   with cli.user_input():
     config_from_flags(seeds[0]).validate()
   game_string = game_from_flags()

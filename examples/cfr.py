@@ -23,9 +23,11 @@ from open_spiel_ext.utils import reporting
 
 _GAME = flags.DEFINE_string("game", "leduc_poker",
                             "Game string of a 2-player zero-sum game.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 200, "Iterations per solver.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 200, "Iterations per solver.",
+                                   lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 10,
-                                   "Iterations between evaluations.")
+                                   "Iterations between evaluations.",
+                                   lower_bound=1)
 _VARIANTS = flags.DEFINE_list("variants", list(cfr.VARIANTS),
                               "Our CFR variants to run.")
 _OPENSPIEL_CPP = flags.DEFINE_bool(

@@ -31,24 +31,34 @@ from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
                             "Which puzzle.")
-_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
+# Each puzzle checks its own range of sizes (2 is the smallest of any).
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.",
+                             lower_bound=2)
 _STATE = flags.DEFINE_string("state", "", "The start, in the game's notation.")
 _SCRAMBLE = flags.DEFINE_integer(
-    "scramble", 100, "Without --state: random moves from the goal.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the scramble.")
+    "scramble", 100, "Without --state: random moves from the goal.",
+    lower_bound=0)
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the scramble.",
+                             lower_bound=0, upper_bound=2**32 - 1)
 _MODEL = flags.DEFINE_string("model", "",
                              "A model.npz (default: the shipped model).")
 _WEIGHT = flags.DEFINE_float("weight", None,
-                             "λ in f = λ·g + h (default: the puzzle's).")
+                             "λ in f = λ·g + h, in [0, 1] (default: the "
+                             "puzzle's).", lower_bound=0.0, upper_bound=1.0)
 _BATCH = flags.DEFINE_integer(
-    "batch_size", None, "N, nodes expanded per step (default: the puzzle's).")
+    "batch_size", None, "N, nodes expanded per step (default: the puzzle's).",
+    lower_bound=1)
 _MAX_NODES = flags.DEFINE_integer("max_nodes", 50_000_000,
-                                  "Give up after generating this many nodes.")
+                                  "Give up after generating this many nodes.",
+                                  lower_bound=1)
 _MAX_MEMORY = flags.DEFINE_float(
     "max_memory_gb", None, "Give up once the search has taken this many GiB "
-    "(default: 80% of the memory available when it starts).")
+    "(default, or 0: 80% of the memory available when it starts).",
+    lower_bound=0.0)
 _PROGRESS_SECONDS = flags.DEFINE_float("progress_seconds", 5.0,
-                                       "Seconds between progress lines.")
+                                       "Seconds between progress lines.",
+                                       lower_bound=0.0)
 
 NO_SOLUTION_EXIT_CODE = 1
 

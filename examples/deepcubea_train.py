@@ -24,49 +24,69 @@ from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
                             "Which puzzle.")
-_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
+# Each puzzle checks its own range of sizes (2 is the smallest of any).
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.",
+                             lower_bound=2)
 _ITERATIONS = flags.DEFINE_integer("iterations", 100_000,
-                                   "Training iterations in all.")
+                                   "Training iterations in all.",
+                                   lower_bound=1)
 _MAX_SECONDS = flags.DEFINE_float("max_seconds", math.inf,
-                                  "Also stop after this many seconds.")
-_BATCH_SIZE = flags.DEFINE_integer("batch_size", 10_000, "States per iteration.")
+                                  "Also stop after this many seconds.",
+                                  lower_bound=0.0)
+_BATCH_SIZE = flags.DEFINE_integer("batch_size", 10_000,
+                                   "States per iteration.", lower_bound=1)
 _MAX_SCRAMBLE = flags.DEFINE_integer(
     "max_scramble", None, "K: training states are 1..K reverse moves from "
-    "the goal (default: the puzzle's).")
+    "the goal (default: the puzzle's).", lower_bound=1)
 _SCRAMBLE = flags.DEFINE_enum(
     "scramble", "walk", davi.SCRAMBLES, "walk: random reverse moves, "
     "repeats allowed (DeepCubeA's); distinct: no move twice in a scramble.")
 _LOSS_THRESHOLD = flags.DEFINE_float(
     "loss_threshold", 0.05, "ε: the target network is updated only when the "
-    "mean loss since the last check is below this.")
+    "mean loss since the last check is below this.", lower_bound=0.0)
+flags.register_validator("loss_threshold", lambda value: value > 0,
+                         message="must be above 0")
 _CHECK_EVERY = flags.DEFINE_integer(
-    "check_every", 1000, "C: iterations between target-update checks.")
+    "check_every", 1000, "C: iterations between target-update checks.",
+    lower_bound=1)
 _GENERATION_BATCHES = flags.DEFINE_integer(
     "generation_batches", 1, "Iterations whose states one scramble call draws "
-    "(check_every must be a multiple).")
+    "(check_every must be a multiple).", lower_bound=1)
 _HIDDEN_SIZES = flags.DEFINE_list(
     "hidden_sizes", None, "Dense layers before the residual blocks "
     "(default: the puzzle's; DeepCubeA's paper: 5000,1000).")
 _NUM_BLOCKS = flags.DEFINE_integer(
-    "num_blocks", None, "Residual blocks (default: the puzzle's; paper: 4).")
+    "num_blocks", None, "Residual blocks (default: the puzzle's; paper: 4).",
+    lower_bound=0)
 _BATCH_NORM = flags.DEFINE_bool("batch_norm", True,
                                 "Batch norm after each dense layer.")
-_LEARNING_RATE = flags.DEFINE_float("learning_rate", 1e-3, "Adam step size.")
+_LEARNING_RATE = flags.DEFINE_float("learning_rate", 1e-3, "Adam step size.",
+                                    lower_bound=0.0)
+flags.register_validator("learning_rate", lambda value: value > 0,
+                         message="must be above 0")
 _LR_DECAY = flags.DEFINE_float("lr_decay", 1.0,
-                               "Step size multiplier per iteration.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+                               "Step size multiplier per iteration, in (0, 1].",
+                               lower_bound=0.0, upper_bound=1.0)
+flags.register_validator("lr_decay", lambda value: value > 0,
+                         message="must be above 0")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "davi_output",
                                   "Checkpoint, model, metrics and plot.")
 _CHECKPOINT_SECONDS = flags.DEFINE_float("checkpoint_seconds", 300,
-                                         "Seconds between checkpoints.")
+                                         "Seconds between checkpoints.",
+                                         lower_bound=0.0)
 _LOG_EVERY = flags.DEFINE_integer("log_every", 100,
-                                  "Iterations between progress lines.")
+                                  "Iterations between progress lines (0: "
+                                  "never).", lower_bound=0)
 _EVAL_EVERY = flags.DEFINE_integer(
-    "eval_every", 5000, "Iterations between greedy evaluations (0: never).")
+    "eval_every", 5000, "Iterations between greedy evaluations (0: never).",
+    lower_bound=0)
 _EVAL_DEPTHS = flags.DEFINE_integer("eval_depths", 10,
-                                    "Scramble depths evaluated.")
+                                    "Scramble depths evaluated.",
+                                    lower_bound=1)
 _EVAL_STATES = flags.DEFINE_integer("eval_states", 100,
-                                    "States per evaluated depth.")
+                                    "States per evaluated depth.",
+                                    lower_bound=1)
 _INIT_MODEL = flags.DEFINE_string(
     "init_model", "", "Start a new run from this model.npz's network "
     "(fine-tuning; Adam starts afresh).")

@@ -24,9 +24,12 @@ _GAMES = flags.DEFINE_multi_string(
     "games", None,
     "Game strings to show, e.g. 'k_gmp(k=3)'. Default: every plugin game with "
     "its default parameters.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the random play.")
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the random play.",
+                             lower_bound=0, upper_bound=2**32 - 1)
 _SHOW_MOVES = flags.DEFINE_integer("show_moves", 20,
-                                   "Moves of each game to print.")
+                                   "Moves of each game to print.",
+                                   lower_bound=0)
 _WIDTH = 100
 
 

@@ -15,13 +15,21 @@ from absl import flags
 from open_spiel_ext.games.puzzles import sokoban_generator
 from open_spiel_ext.utils import cli
 
-_NUM_LEVELS = flags.DEFINE_integer("num_levels", 1000, "Levels to write.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
-_ROWS = flags.DEFINE_integer("rows", 10, "Board rows, walls included.")
-_COLS = flags.DEFINE_integer("cols", 10, "Board columns, walls included.")
-_BOXES = flags.DEFINE_integer("boxes", 4, "Boxes (and goals) per level.")
+_NUM_LEVELS = flags.DEFINE_integer("num_levels", 1000, "Levels to write.",
+                                   lower_bound=1)
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.", lower_bound=0,
+                             upper_bound=2**32 - 1)
+# The generator also refuses a board too small for the boxes.
+_ROWS = flags.DEFINE_integer("rows", 10, "Board rows, walls included.",
+                             lower_bound=4)
+_COLS = flags.DEFINE_integer("cols", 10, "Board columns, walls included.",
+                             lower_bound=4)
+_BOXES = flags.DEFINE_integer("boxes", 4, "Boxes (and goals) per level.",
+                              lower_bound=1)
 _REVERSE_STEPS = flags.DEFINE_integer(
-    "reverse_steps", 300, "Random reverse moves from the solved position.")
+    "reverse_steps", 300, "Random reverse moves from the solved position.",
+    lower_bound=1)
 _OUTPUT = flags.DEFINE_string("output", "sokoban_levels.txt", "Output file.")
 
 

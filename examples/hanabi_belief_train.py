@@ -35,32 +35,42 @@ _BLUEPRINT = flags.DEFINE_string(
     "blueprint", "rules", "Whose games: 'rules', a shipped strength (" +
     ", ".join(shipped.STRENGTHS) + ") or a weights file of hanabi_train.")
 _MAX_UPDATES = flags.DEFINE_integer("max_updates", 10**7,
-                                    "Stop after this many updates.")
+                                    "Stop after this many updates.",
+                                    lower_bound=1)
 _MAX_MINUTES = flags.DEFINE_float("max_minutes", 30.0,
-                                  "Stop after this many training minutes.")
+                                  "Stop after this many training minutes.",
+                                  lower_bound=0.0)
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
-                                   "Updates between evaluations.")
+                                   "Updates between evaluations.",
+                                   lower_bound=1)
 _EVAL_GAMES = flags.DEFINE_integer("eval_games", 256,
-                                   "Held-out games of each evaluation.")
+                                   "Held-out games of each evaluation.",
+                                   lower_bound=1)
 _DEVICE = flags.DEFINE_enum(
     "device", "cpu", list(hanabi_recipes.BELIEF_DEVICES),
     "Whose training settings (hanabi_recipes.BELIEF_DEVICES); the flags "
     "below replace any of them. JAX runs on the GPU wherever it finds one.")
-_LSTM_SIZE = flags.DEFINE_integer("lstm_size", None, "The encoder's width.")
+_LSTM_SIZE = flags.DEFINE_integer("lstm_size", None, "The encoder's width.",
+                                  lower_bound=1)
 _VALUE_LAYERS = flags.DEFINE_list(
     "value_layers", None, "Widths of the value network's layers (default: "
     "256,256 if the blueprint has no value of its own, else none).")
 _NUM_ENVS = flags.DEFINE_integer("num_envs", None,
-                                 "Games generated per collection.")
+                                 "Games generated per collection.",
+                                 lower_bound=1)
 _BATCH_SIZE = flags.DEFINE_integer("batch_size", None,
-                                   "Buffer rows per update.")
+                                   "Buffer rows per update.", lower_bound=1)
 _SEQUENCE_LENGTH = flags.DEFINE_integer(
     "sequence_length", None, "Steps of a buffer row: 0 for a game a row, "
-    "padded to the longest game; else whole games packed back to back.")
+    "padded to the longest game; else whole games packed back to back.",
+    lower_bound=0)
 _DECODED_SHARE = flags.DEFINE_float(
     "decoded_share", None, "The share of an update's player-steps whose "
-    "hands the decoder scores.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+    "hands the decoder scores, in (0, 1].", lower_bound=0.0, upper_bound=1.0)
+flags.register_validator("decoded_share",
+                         lambda value: value is None or value > 0,
+                         message="must be above 0")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_belief_output",
                                   "Checkpoint, weights, metrics, plot.")
 

@@ -45,14 +45,18 @@ _BLUEPRINT = flags.DEFINE_string(
 _SEARCH = flags.DEFINE_enum("search", "none", list(selfplay.SEARCHES),
                             "Search on top of the blueprint.")
 _GAMES = flags.DEFINE_integer("games", 100, "Games to play.", lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the decks and searches.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the decks and searches.",
+                             lower_bound=0)
 _SEARCHERS = flags.DEFINE_list("searchers", ["1"],
                                 "The searching players (SPARTA: one).")
 _ROLLOUTS = flags.DEFINE_integer("rollouts", 10_000,
-                                 "Search's rollouts per decision.")
-_BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
+                                 "Search's rollouts per decision.",
+                                 lower_bound=1)
+_BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.",
+                              lower_bound=1)
 _THRESHOLD = flags.DEFINE_float(
-    "threshold", 0.05, "Expected gain needed to leave the blueprint's move.")
+    "threshold", 0.05, "Expected gain needed to leave the blueprint's move.",
+    lower_bound=0.0)
 _ROLLOUT_DEPTH = flags.DEFINE_string(
     "rollout_depth", "16", "LBS: moves per rollout (the searched one "
     "included) before the blueprint's value, or 'full'.")
@@ -61,7 +65,10 @@ _BELIEF_MODEL = flags.DEFINE_string(
     "the shipped one of the preset and blueprint).")
 _MIN_ACCEPTANCE = flags.DEFINE_float(
     "min_acceptance", 0.05, "LBS: below this share of belief draws "
-    "consistent with the hints, keep the blueprint's move.")
+    "consistent with the hints, keep the blueprint's move; in [0, 1).",
+    lower_bound=0.0, upper_bound=1.0)
+flags.register_validator("min_acceptance", lambda value: value < 1,
+                         message="must be below 1")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_play_output",
                                   "Where results.json goes.")
 cli.define_executor_flags()

@@ -30,24 +30,33 @@ from open_spiel_ext.utils import reporting
 _PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _MAX_MOVES = flags.DEFINE_integer("max_moves", 10**9,
-                                  "Stop after this many moves (all games).")
+                                  "Stop after this many moves (all games).",
+                                  lower_bound=1)
 _MAX_MINUTES = flags.DEFINE_float("max_minutes", 60.0,
-                                  "Stop after this many training minutes.")
+                                  "Stop after this many training minutes.",
+                                  lower_bound=0.0)
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 500_000,
-                                   "Moves between evaluations.")
+                                   "Moves between evaluations.",
+                                   lower_bound=1)
 _EVAL_GAMES = flags.DEFINE_integer("eval_games", 1_000,
-                                   "Fixed decks of each evaluation.")
+                                   "Fixed decks of each evaluation.",
+                                   lower_bound=1)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", r2d2.Config.num_envs,
-                                 "Games self-played at once.")
+                                 "Games self-played at once.", lower_bound=1)
 _LSTM_SIZE = flags.DEFINE_integer("lstm_size", None,
-                                  "LSTM width (default: the preset's).")
+                                  "LSTM width (default: the preset's).",
+                                  lower_bound=1)
 _LEARNING_RATE = flags.DEFINE_float("learning_rate",
-                                    r2d2.Config.learning_rate, "Adam's.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+                                    r2d2.Config.learning_rate, "Adam's.",
+                                    lower_bound=0.0)
+flags.register_validator("learning_rate", lambda value: value > 0,
+                         message="must be above 0")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_train_output",
                                   "Checkpoint, snapshots, metrics, plot.")
 _CHECKPOINT_SECONDS = flags.DEFINE_float("checkpoint_seconds", 300,
-                                         "Seconds between checkpoints.")
+                                         "Seconds between checkpoints.",
+                                         lower_bound=0.0)
 
 
 def config_from_flags() -> r2d2.Config:

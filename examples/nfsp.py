@@ -29,17 +29,27 @@ _GAME = flags.DEFINE_string(
     "game", "leduc_poker", "kuhn_poker, leduc_poker or "
     "xdo_clone_leduc(clones=m): the games with a batched JAX engine.")
 _STEPS = flags.DEFINE_integer(
-    "steps", 1_000_000, "Batched steps (each moves one player in every game).")
-_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
+    "steps", 1_000_000, "Batched steps (each moves one player in every game).",
+    lower_bound=1)
+_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.",
+                                 lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_integer(
-    "eval_every", 50_000, "Steps between evaluations and checkpoints.")
-_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.")
+    "eval_every", 50_000, "Steps between evaluations and checkpoints.",
+    lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0)
 _ANTICIPATORY = flags.DEFINE_float(
-    "anticipatory", 0.1, "η: the probability of playing the best response.")
+    "anticipatory", 0.1, "η: the probability of playing the best response.",
+    lower_bound=0.0, upper_bound=1.0)
 _BR_LEARNING_RATE = flags.DEFINE_float(
-    "br_learning_rate", 1e-3, "The best response's learning rate.")
+    "br_learning_rate", 1e-3, "The best response's learning rate.",
+    lower_bound=0.0)
 _AVERAGE_LEARNING_RATE = flags.DEFINE_float(
-    "average_learning_rate", 1e-3, "The average policy's learning rate.")
+    "average_learning_rate", 1e-3, "The average policy's learning rate.",
+    lower_bound=0.0)
+flags.register_validator("br_learning_rate", lambda value: value > 0,
+                         message="must be above 0")
+flags.register_validator("average_learning_rate", lambda value: value > 0,
+                         message="must be above 0")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "nfsp_output",
                                   "Where metrics, plot, checkpoint and policy "
                                   "go.")

@@ -54,8 +54,9 @@ _SIGNAL = flags.DEFINE_enum(
     "there or NFSP's own estimate (the reference's).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 30, "NXDO iterations.",
                                    lower_bound=1)
-_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.")
-_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.")
+_NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.",
+                                 lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string(
     "output_dir", "nxdo_output", "Where metrics, plot, policy and "
     "checkpoints go.")

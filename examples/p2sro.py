@@ -64,22 +64,25 @@ _ENV_STEPS = flags.DEFINE_integer(
     "env_steps", 3_000_000, "Stop after this many environment steps of all "
     "learners together.", lower_bound=1)
 _LEARNERS = flags.DEFINE_integer(
-    "learners", 3, "Active learners of p2sro, naive and dch.")
+    "learners", 3, "Active learners of p2sro, naive and dch.", lower_bound=1)
 _CHUNK_STEPS = flags.DEFINE_integer(
     "chunk_steps", p2sro.Config.chunk_steps,
-    "Batched steps per learner per round.")
+    "Batched steps per learner per round.", lower_bound=1)
 _MIN_STEPS = flags.DEFINE_integer(
     "min_steps", p2sro.Config.min_steps,
-    "Batched steps before a learner can be fixed.")
+    "Batched steps before a learner can be fixed.", lower_bound=0)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", p2sro.Config.num_envs,
-                                 "Games each learner plays at once.")
+                                 "Games each learner plays at once.",
+                                 lower_bound=1)
 _META_SOLVER = flags.DEFINE_enum(
     "meta_solver", p2sro.Config.meta_solver,
     sorted(meta_solvers.META_SOLVERS), "The meta-game solver.")
 _EXACT_ITERATIONS = flags.DEFINE_integer(
     "exact_iterations", 300, "--oracle=exact: the most PSRO iterations.",
     lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.")
+# numpy's RandomState (--oracle=exact's PSRO) takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0,
+                             upper_bound=2**32 - 1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "p2sro_output",
                                   "Where metrics, plot, checkpoints and "
                                   "policy go.")

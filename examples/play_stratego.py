@@ -37,15 +37,19 @@ _BOT = flags.DEFINE_string(
     "knows it beats), scout (probes with Scouts, guards its Flag), "
     "probabilistic (guesses unknown pieces from what is left), p2sro (the "
     "shipped P2SRO population) or a population file.")
-_HUMAN = flags.DEFINE_integer("human", 0, "Which player you are, 0 or 1.")
+_HUMAN = flags.DEFINE_integer("human", 0, "Which player you are, 0 or 1.",
+                              lower_bound=0, upper_bound=1)
 _SETUP = flags.DEFINE_enum("setup", "fixed", ["fixed", "random"],
                            "Your setup: --setup_string, or uniformly random.")
 _SETUP_STRING = flags.DEFINE_string(
     "setup_string", rules.EXAMPLE_SETUPS["barrage"],
     "Your setup as player 0 sees it: your 4 rows, your front row first, in "
     "board notation (mirrored for you as player 1).")
-_PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the bot and random setups.")
+_PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
+                                  lower_bound=1)
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the bot and random setups.",
+                             lower_bound=0, upper_bound=2**32 - 1)
 
 
 def random_setup_action(state: stratego.StrategoState,

@@ -29,14 +29,18 @@ _META_SOLVER = flags.DEFINE_enum("meta_solver", "lp",
                                  "Meta-game solver.")
 _PAYOFF_SAMPLES = flags.DEFINE_integer(
     "payoff_samples", 0, "Games sampled per meta-game entry; 0 for exact "
-    "payoffs from the tree engine.")
+    "payoffs from the tree engine.", lower_bound=0)
 _TARGET = flags.DEFINE_float("target", 0.1,
-                             "Stop once exploitability is at most this.")
+                             "Stop once exploitability is at most this.",
+                             lower_bound=0.0)
 _MAX_ITERATIONS = flags.DEFINE_integer("max_iterations", 300,
-                                       "Most PSRO iterations.")
+                                       "Most PSRO iterations.", lower_bound=1)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None,
-                                 "Stop after this many seconds.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seeds the payoff sampling.")
+                                 "Stop after this many seconds.",
+                                 lower_bound=0.0)
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Seeds the payoff sampling.",
+                             lower_bound=0, upper_bound=2**32 - 1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "psro_output",
                                   "Where metrics, plot and policy go.")
 

@@ -22,9 +22,13 @@ from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", instances.PUZZLES,
                             "Which puzzle.")
-_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.")
-_COUNT = flags.DEFINE_integer("count", 100, "Instances.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed of the instances.")
+# Each puzzle checks its own range of sizes (2 is the smallest of any).
+_SIZE = flags.DEFINE_integer("size", 4, "The puzzle's size parameter.",
+                             lower_bound=2)
+_COUNT = flags.DEFINE_integer("count", 100, "Instances.", lower_bound=1)
+# numpy's RandomState takes seeds below 2**32.
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed of the instances.",
+                             lower_bound=0, upper_bound=2**32 - 1)
 _SOLVE = flags.DEFINE_bool("solve", True, "Compute optimal lengths.")
 _OUTPUT = flags.DEFINE_string("output", "puzzle_test_set.json", "Output file.")
 

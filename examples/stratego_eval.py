@@ -36,7 +36,8 @@ _GAMES = flags.DEFINE_integer("games", 1_000, "Games per pair.",
                               lower_bound=2)
 _PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
                                   lower_bound=1)
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the matches.")
+_SEED = flags.DEFINE_integer("seed", 0, "Seed of the matches.",
+                             lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_eval_output",
                                   "Where the table and the PNG go.")
 

@@ -53,9 +53,19 @@ _DEVICE = flags.DEFINE_enum(
     "Whose P2SRO settings (`experiments/stratego_recipes.py`) the flags "
     "given change.")
 _MAX_MINUTES = flags.DEFINE_float(
-    "max_minutes", 240.0, "Stop once the rounds took this many minutes.")
+    "max_minutes", 240.0, "Stop once the rounds took this many minutes.",
+    lower_bound=0.0)
 _MAX_EPISODES = flags.DEFINE_integer(
-    "max_episodes", None, "Stop once the learners finished this many games.")
+    "max_episodes", None, "Stop once the learners finished this many games.",
+    lower_bound=1)
+# The (lower, upper) bounds of P2SRO's numeric settings below: those
+# p2sro.Config checks, so that a bad value is refused as the flags are read.
+_P2SRO_BOUNDS = {
+    "learners": (1, None), "chunk_steps": (1, None), "min_steps": (0, None),
+    "plateau_gain": (0.0, None), "num_envs": (1, None),
+    "games_per_entry": (1, None), "entry_standard_error": (0.0, None),
+    "entry_batch": (1, None), "entry_games_per_slot": (1, None),
+    "task_opponents": (0, None)}
 # P2SRO's settings: --device's (experiments/stratego_recipes.py), changed by
 # those of these flags a command line gives (their defaults: the CPU's).
 _P2SRO_FLAGS = cli.define_config_flags(stratego_recipes.p2sro_config("cpu"), {
@@ -76,13 +86,15 @@ _P2SRO_FLAGS = cli.define_config_flags(stratego_recipes.p2sro_config("cpu"), {
                             "the next slot that frees up.",
     "task_opponents": "Members a learner's round trains against, drawn from "
                       "its mixture (0: the whole mixture, one member drawn "
-                      "per game)."})
+                      "per game)."}, bounds=_P2SRO_BOUNDS)
 _HIDDEN_SIZES = flags.DEFINE_list(
     "hidden_sizes", [str(w) for w in stratego_recipes.HIDDEN_SIZES],
     "Widths of the networks' layers.")
 _LEARNING_RATE = flags.DEFINE_float("learning_rate",
                                     stratego_recipes.LEARNING_RATE,
-                                    "PPO's Adam's.")
+                                    "PPO's Adam's.", lower_bound=0.0)
+flags.register_validator("learning_rate", lambda value: value > 0,
+                         message="must be above 0")
 _MIRROR_DIR = flags.DEFINE_string(
     "mirror_dir", None, "After every round, a copy of what resumes the run "
     "(population/, its carries portable: megabytes, a resumed run's "
@@ -92,9 +104,10 @@ _FORK_FROM = flags.DEFINE_string(
     "fork_from", None, "A new run starts from this run's population/ "
     "folder (same learners, other P2SRO settings).")
 _EVAL_GAMES = flags.DEFINE_integer(
-    "eval_games", 200, "Games against each bot per fixed policy.")
+    "eval_games", 200, "Games against each bot per fixed policy.",
+    lower_bound=1)
 _BOTS = flags.DEFINE_list("bots", list(bots.BOTS), "Bots to measure against.")
-_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.")
+_SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_p2sro_output",
                                   "Checkpoints, metrics, plots, population.")
 cli.define_executor_flags(workers=2)

@@ -30,17 +30,21 @@ _GAMES = cli.define_game_list("games",
 _ALGORITHMS = flags.DEFINE_list("algorithms", list(coop_baselines.ALGORITHMS),
                                 "Algorithms to run.")
 _RUNS = flags.DEFINE_integer("runs", 32, "Runs (seeds) per game and "
-                             "algorithm.")
-_SEED = flags.DEFINE_integer("seed", 0, "Random seed of the batch of runs.")
-_EPISODES = flags.DEFINE_integer("episodes", 20_000, "Episodes per run.")
+                             "algorithm.", lower_bound=1)
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed of the batch of runs.",
+                             lower_bound=0)
+_EPISODES = flags.DEFINE_integer("episodes", 20_000, "Episodes per run.",
+                                 lower_bound=1)
 _EPSILON = flags.DEFINE_list("epsilon", ["1.0", "0.0"],
                              "ε at the start and the end (linear).")
 _LEARNING_RATE = flags.DEFINE_list("learning_rate", ["0.1", "0.0"],
                                    "Learning rate at the start and the end.")
 _HYSTERESIS = flags.DEFINE_float(
-    "hysteresis", 0.1, "HQL: learning-rate factor for decreasing updates.")
+    "hysteresis", 0.1, "HQL: learning-rate factor for decreasing updates.",
+    lower_bound=0.0, upper_bound=1.0)
 _EVAL_EVERY = flags.DEFINE_integer("eval_every", 1_000,
-                                   "Episodes between exact evaluations.")
+                                   "Episodes between exact evaluations.",
+                                   lower_bound=1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "tiny_hanabi_baselines",
                                   "Metrics, table and plot.")
 cli.define_executor_flags()

@@ -26,18 +26,23 @@ _GAME = flags.DEFINE_string("game", "xdo_clone_leduc(clones=2)",
                             "Game string of a 2-player zero-sum game.")
 _TARGET = flags.DEFINE_float(
     "target", 0.01, "Stop once the meta-NE's exploitability is at most this; "
-    "0 for the XDO thesis's stopping rule instead.")
+    "0 for the XDO thesis's stopping rule instead.", lower_bound=0.0)
 _MAX_ITERATIONS = flags.DEFINE_integer("max_iterations", 100,
-                                       "Most XDO iterations.")
+                                       "Most XDO iterations.", lower_bound=1)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None,
-                                 "Stop after this many seconds.")
+                                 "Stop after this many seconds.",
+                                 lower_bound=0.0)
 _INNER_SOLVER = flags.DEFINE_enum("inner_solver", "cfr+", ["cfr+", "linear"],
                                   "Restricted-game solver.")
-_EPSILON = flags.DEFINE_float("epsilon", 0.35, "Initial ε.")
+_EPSILON = flags.DEFINE_float("epsilon", 0.35, "Initial ε.", lower_bound=0.0)
 _EPSILON_DECAY = flags.DEFINE_float("epsilon_decay", 0.98,
-                                    "ε's factor per iteration.")
+                                    "ε's factor per iteration, in (0, 1].",
+                                    lower_bound=0.0, upper_bound=1.0)
+flags.register_validator("epsilon_decay", lambda value: value > 0,
+                         message="must be above 0")
 _INNER_CHECK_EVERY = flags.DEFINE_integer(
-    "inner_check_every", 10, "Inner iterations before the first check.")
+    "inner_check_every", 10, "Inner iterations before the first check.",
+    lower_bound=1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "xdo_output",
                                   "Where metrics, plot and policy go.")
 

@@ -231,15 +231,21 @@ def define_choice_list(name: str, choices: Sequence[str], default: list[str],
 
 
 def define_config_flags(config: Any, helps: Mapping[str, str],
-                        flag_values: flags.FlagValues = flags.FLAGS
+                        flag_values: flags.FlagValues = flags.FLAGS,
+                        bounds: Optional[Mapping[str, tuple[Any, Any]]] = None
                        ) -> dict[str, Any]:
   """A flag for each field of the dataclass `config` that `helps` names,
-  typed and defaulting as the field's value there; `given` reads back the
+  typed and defaulting as the field's value there, a numeric one refusing
+  values outside its (lower, upper) in `bounds` (inclusive, as absl's
+  `lower_bound` and `upper_bound`; None: unbounded); `given` reads back the
   ones a command line set, to change a recipe's config with."""
   defines = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer,
              float: flags.DEFINE_float, str: flags.DEFINE_string}
+  limits = {name: dict(zip(("lower_bound", "upper_bound"), bound))
+            for name, bound in (bounds or {}).items()}
   return {name: defines[type(getattr(config, name))](
-      name, getattr(config, name), help_text, flag_values=flag_values)
+      name, getattr(config, name), help_text, flag_values=flag_values,
+      **limits.get(name, {}))
           for name, help_text in helps.items()}
 
 

@@ -48,7 +48,7 @@ def run_example(name: str, *flags: str,
     ("puzzle_test_set", ["--puzzle=rubiks_cube", "--size=5"], "size=5"),
     ("generate_sokoban_levels", ["--boxes=40", "--num_levels=1"],
      "boxes=40"),
-    ("play_stratego", ["--human=2"], "--human must be 0 or 1"),
+    ("play_stratego", ["--human=2"], "flag --human=2"),
 ])
 def test_a_user_error_is_one_line_and_exit_code_2(name, flags, says):
   result = run_example(name, *flags)
