@@ -35,6 +35,7 @@ command line set, to change the recipe with.
 
 import contextlib
 import logging
+import math
 import os
 import pathlib
 import signal
@@ -74,9 +75,14 @@ def _exit_with_error(message: str) -> NoReturn:
 
 def _parse_flags(argv: Sequence[str]) -> list[str]:
   try:
-    return flags.FLAGS(list(argv))
+    remaining = flags.FLAGS(list(argv))
   except flags.Error as error:
     _exit_with_error(f"{error} (--helpshort lists the flags)")
+  for name in flags.FLAGS:  # NaN passes every bound (nan < x is False).
+    value = flags.FLAGS[name].value
+    if isinstance(value, float) and math.isnan(value):
+      _exit_with_error(f"flag --{name}={value}: not a number")
+  return remaining
 
 
 def check_output_dir(path: str) -> None:

@@ -68,6 +68,8 @@ BAD_INPUTS = [
     ("tiny_hanabi_baselines", "runs", "-1"),
     ("best_response", "steps", "0"),  # Blamed learning_rate_decay_updates.
     ("xdo", "epsilon_decay", "0"),  # (0, 1]: a validator excludes 0.
+    ("xdo", "epsilon", "nan"),  # NaN passes bounds: cli refuses it.
+    ("stratego_p2sro", "max_minutes", "nan"),  # Would never stop on time.
     ("nfsp", "br_learning_rate", "0"),  # Was named learning_rate.
     ("nfsp", "anticipatory", "1.5"),
     ("capi", "learning_rate", "-1e-4"),
