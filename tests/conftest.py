@@ -37,6 +37,7 @@ def _share_jax_compilations(tmp_path_factory):
   if os.environ.get("PYTEST_XDIST_WORKER"):
     run_directory = run_directory.parent  # Shared by the run's workers.
   directory = compilation_cache.enable(str(run_directory / "jax_cache"))
-  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", directory)
-  os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
-                        str(compilation_cache.MIN_COMPILE_SECONDS))
+  if directory:  # None under a JAX the cache does not support.
+    os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", directory)
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                          str(compilation_cache.MIN_COMPILE_SECONDS))
