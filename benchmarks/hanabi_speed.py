@@ -16,11 +16,13 @@ the Hanabi Learning Environment (OpenSpiel's, which the engine matches).
 Chance nodes count as time, not steps; compilation is timed apart. Each
 measurement runs in its own process (so its peak memory is its own), on one
 core for pyspiel. Prints a table with each rate as a multiple of pyspiel's
-(observations of the player to move) and writes a bar chart.
+(observations of the player to move) and writes a bar chart and
+hanabi_speed.json.
 
   python benchmarks/hanabi_speed.py --output_dir=/tmp/hanabi_speed
 """
 
+import json
 import os
 import time
 from typing import Sequence
@@ -159,15 +161,21 @@ def _jaxmarl_installed() -> bool:
 def plot(results: dict[str, dict[str, float]], path: str, preset: str,
          reference: float) -> None:
   labels = list(results)
-  fig, ax = reporting.plt.subplots(figsize=(8, 4))
+  colours = {"pyspiel": "tab:gray", "engine": "tab:blue",
+             "JaxMARL": "tab:orange"}
+  fig, ax = reporting.plt.subplots(figsize=(1.1 * len(labels) + 2, 4.5))
   ax.bar(np.arange(len(labels)),
-         [results[label]["steps_per_second"] for label in labels])
+         [results[label]["steps_per_second"] for label in labels],
+         color=[colours[label.split(",")[0]] for label in labels])
   ax.axhline(10 * reference, color="gray", linestyle="--",
              label="10× pyspiel (mover's observation)")
   ax.set_yscale("log")
-  ax.set_xticks(np.arange(len(labels)), labels, fontsize=8)
+  ax.set_xticks(np.arange(len(labels)), labels, fontsize=8, rotation=30,
+                ha="right")
   ax.set_ylabel("random steps per second, with observations")
-  ax.set_title(f"Hanabi ({preset}): pyspiel (C++ HLE) vs batched JAX engine")
+  rivals = " and JaxMARL" if any("JaxMARL" in label for label in labels) else ""
+  ax.set_title(f"Hanabi ({preset}): pyspiel (C++ HLE){rivals} vs the "
+               "batched JAX engine")
   ax.legend(fontsize=8)
   reporting.save_figure(fig, path, dpi=120)
 
@@ -204,6 +212,9 @@ def main(argv: Sequence[str]) -> None:
           flush=True)
   path = os.path.join(_OUTPUT_DIR.value, "hanabi_speed.png")
   plot(results, path, preset, results["pyspiel, mover"]["steps_per_second"])
+  with open(os.path.join(_OUTPUT_DIR.value, "hanabi_speed.json"), "w",
+            encoding="utf-8") as f:
+    json.dump({"preset": preset, "results": results}, f, indent=1)
   for batch in batch_sizes if jaxmarl else ():
     engine, rival = (results[f"{name}, batch {batch}"]["steps_per_second"]
                      for name in ("engine", "JaxMARL"))
