@@ -261,7 +261,7 @@ class Population:
       self.entry_games += batch * per_slot
       mean, error = seat_averaged_mean(np.concatenate(returns),
                                        np.concatenate(seats))
-      if error <= self.entry_standard_error:
+      if 0 < self.entry_standard_error >= error:  # 0: every game is played.
         break
     return mean, error
 

@@ -131,3 +131,13 @@ def test_bad_settings_are_refused():
     population_lib.Population(KUHN, NETWORK.apply, entry_standard_error=-0.1)
   with pytest.raises(ValueError, match="batched engine"):
     population_lib.Population(KUHN, NETWORK.apply, exact=False)
+
+
+def test_without_a_standard_error_target_every_game_is_played(monkeypatch):
+  """entry_standard_error=0 plays games_per_entry games even where a batch's
+  games all end alike (a standard error of 0: every 30-ply Stratego game
+  drawn), which used to stop an entry after its first batch."""
+  monkeypatch.setattr(population_lib, "seat_averaged_mean",
+                      lambda returns, seats: (0.0, 0.0))
+  population = _filled(exact=False, games_per_entry=64, entry_batch=16)
+  assert population.entry_games == 3 * 64
