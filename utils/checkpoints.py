@@ -7,10 +7,13 @@ differ, so that a rerun of the same command resumes its own run and no
 other. Arrays come back as JAX arrays on the default device.
 """
 
+import contextlib
 import dataclasses
 import os
 import pickle
-from typing import Any, Callable, NamedTuple, Optional
+import signal
+import threading
+from typing import Any, Callable, Iterator, NamedTuple, Optional
 
 import jax
 import numpy as np
@@ -108,3 +111,32 @@ def restore(path: str, config: Any,
   return Checkpoint(jax.device_put(payload["tree"]),
                     None if key is None else jax.numpy.asarray(key),
                     payload["step"], payload["extra"])
+
+
+class Interrupts:
+  """Ctrl-C (SIGINT) held back until a training loop reaches a point where
+  its state is whole: `requested` says whether one came, so the loop can
+  checkpoint and then raise KeyboardInterrupt itself."""
+
+  def __init__(self):
+    self.requested = False
+
+  def _hold(self, signum: int, frame: Any) -> None:
+    del signum, frame
+    self.requested = True
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[Interrupts]:
+  """Within the block, SIGINT sets `Interrupts.requested` instead of raising
+  (in the main thread; elsewhere nothing is held); the handler before it
+  comes back afterwards."""
+  interrupts = Interrupts()
+  if threading.current_thread() is not threading.main_thread():
+    yield interrupts
+    return
+  previous = signal.signal(signal.SIGINT, interrupts._hold)  # pylint: disable=protected-access
+  try:
+    yield interrupts
+  finally:
+    signal.signal(signal.SIGINT, previous)

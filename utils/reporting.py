@@ -47,6 +47,19 @@ def write_log(log: Iterable[Any], path: str) -> None:
   writer.close()
 
 
+def keep_json_lines(path: str, keep: Callable[[dict[str, Any]], bool]) -> None:
+  """Rewrites the JSON-lines file at `path` (if any) with only the records
+  `keep` accepts: a run resumed from a checkpoint drops what it logged after
+  that checkpoint, which it logs again."""
+  if not os.path.exists(path):
+    return
+  kept = [record for record in read_json_lines(path) if keep(record)]
+  partial = path + ".partial"
+  with open(partial, "w", encoding="utf-8") as f:
+    f.writelines(json.dumps(record) + "\n" for record in kept)
+  os.replace(partial, path)
+
+
 def read_json_lines(path: str) -> list[dict[str, Any]]:
   """The records of a JSON-lines file (none if it does not exist), but a
   last line cut short by an interrupted write."""

@@ -456,9 +456,12 @@ def train(config: Config, run_config: RunConfig,
     log(f"started from the network in {run_config.init_model}")
   else:
     train_state, progress = davi.init(), LogEntry()
-  metrics = reporting.JsonLinesWriter(
-      os.path.join(run_config.output_dir, METRICS),
-      append=progress.iteration > 0)
+  metrics_path = os.path.join(run_config.output_dir, METRICS)
+  # What a run logged after its checkpoint, it logs again on resuming.
+  reporting.keep_json_lines(
+      metrics_path, lambda record: record["iteration"] <= progress.iteration)
+  metrics = reporting.JsonLinesWriter(metrics_path,
+                                      append=progress.iteration > 0)
   _, train_key, eval_key = davi.keys()
   began = time.perf_counter()
   last_checkpoint = began
@@ -476,34 +479,41 @@ def train(config: Config, run_config: RunConfig,
       _export_and_mirror(config, train_state, progress, run_config)
 
   step = config.generation_batches
-  while progress.iteration < run_config.iterations and (
-      elapsed() < run_config.max_seconds):
-    train_state, losses = davi.train_step(
-        train_state, jax.random.fold_in(train_key, progress.iteration))
-    progress.iteration += step
-    window.append(losses)
-    if progress.iteration % config.check_every == 0:
-      mean_loss = float(np.mean(_as_floats(window)))
-      window = []
-      if should_update_target(progress.iteration, mean_loss,
-                              config.check_every, config.loss_threshold):
-        train_state = training.copy_to_target(train_state)
-        progress.target_updates += 1
-    if _crossed(progress.iteration, step, run_config.log_every):
-      record = {"kind": "train", "iteration": progress.iteration,
-                "loss": float(losses[-1]),
-                "target_updates": progress.target_updates,
-                "seconds": seconds_before + elapsed()}
-      metrics.write(record)
-      log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
-          f"target updates {progress.target_updates:4d}  "
-          f"{record['seconds']:8.1f} s")
-    if _crossed(progress.iteration, step, run_config.eval_every):
-      _evaluate_and_plot(davi, train_state, jax.random.fold_in(
-          eval_key, progress.iteration), progress, run_config, metrics, log)
-    if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
-      checkpoint()
-      last_checkpoint = time.perf_counter()
+  # Ctrl-C waits for the iteration to end: checkpointed, then raised.
+  with checkpoints.interrupts_held() as interrupts:
+    while progress.iteration < run_config.iterations and (
+        elapsed() < run_config.max_seconds):
+      train_state, losses = davi.train_step(
+          train_state, jax.random.fold_in(train_key, progress.iteration))
+      progress.iteration += step
+      window.append(losses)
+      if progress.iteration % config.check_every == 0:
+        mean_loss = float(np.mean(_as_floats(window)))
+        window = []
+        if should_update_target(progress.iteration, mean_loss,
+                                config.check_every, config.loss_threshold):
+          train_state = training.copy_to_target(train_state)
+          progress.target_updates += 1
+      if _crossed(progress.iteration, step, run_config.log_every):
+        record = {"kind": "train", "iteration": progress.iteration,
+                  "loss": float(losses[-1]),
+                  "target_updates": progress.target_updates,
+                  "seconds": seconds_before + elapsed()}
+        metrics.write(record)
+        log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
+            f"target updates {progress.target_updates:4d}  "
+            f"{record['seconds']:8.1f} s")
+      if _crossed(progress.iteration, step, run_config.eval_every):
+        _evaluate_and_plot(davi, train_state, jax.random.fold_in(
+            eval_key, progress.iteration), progress, run_config, metrics, log)
+      if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
+        checkpoint()
+        last_checkpoint = time.perf_counter()
+      if interrupts.requested:
+        metrics.close()
+        checkpoint()
+        log(f"interrupted at iteration {progress.iteration}: checkpointed")
+        raise KeyboardInterrupt
   metrics.close()
   checkpoint()
   _export(config, train_state, progress, run_config)

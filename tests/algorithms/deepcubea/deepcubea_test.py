@@ -1,6 +1,8 @@
 """DAVI targets and target updates, exact resume, BWAS, the shipped models."""
 
+import json
 import os
+import signal
 
 import jax
 import jax.numpy as jnp
@@ -110,6 +112,36 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
   lines = (tmp_path / "parts" / davi.METRICS).read_text().splitlines()
   assert len(lines) == 3  # Iterations 4 and 8, 12: one log each, kept.
   assert (tmp_path / "parts" / davi.PLOT).exists()
+
+
+def test_ctrl_c_checkpoints_a_whole_iteration_and_the_run_resumes(tmp_path):
+  """Ctrl-C (here sent while iteration 8's line is logged) ends the run at
+  the end of that iteration with a checkpoint of it, where it saved nothing
+  since its last timed checkpoint; resumed, it ends as a run never stopped,
+  and a metrics line written after the checkpoint (a crash) is not kept
+  twice."""
+  whole, _ = _train(_TINY, tmp_path / "whole", 14)
+  parts = tmp_path / "parts"
+
+  def interrupt_at_8(line):
+    if line.startswith("iteration       8"):
+      os.kill(os.getpid(), signal.SIGINT)
+
+  with pytest.raises(KeyboardInterrupt):
+    davi.train(_TINY, davi.RunConfig(
+        iterations=14, output_dir=str(parts), log_every=4, eval_every=0,
+        checkpoint_seconds=1e9), log=interrupt_at_8)
+  _, progress = davi.load_checkpoint(str(parts / davi.CHECKPOINT), _TINY)
+  assert progress.iteration == 8
+  with open(parts / davi.METRICS, "a", encoding="utf-8") as f:
+    f.write('{"kind": "train", "iteration": 12, "loss": 0.0}\n')
+  resumed, progress = _train(_TINY, parts, 14)
+  assert progress.iteration == 14
+  jax.tree.map(np.testing.assert_array_equal, jax.device_get(whole),
+               jax.device_get(resumed))
+  iterations = [json.loads(line)["iteration"] for line in
+                (parts / davi.METRICS).read_text().splitlines()]
+  assert iterations == [4, 8, 12]
 
 
 def test_checkpoint_of_another_configuration_is_refused(tmp_path):
