@@ -347,43 +347,48 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
                      key, moves, {"log": [e._asdict() for e in log],
                                   "wall_time": wall_time})
 
-  while moves < max_moves and wall_time < max_seconds:
-    key, collect_key, learn_key = jax.random.split(key, 3)
-    actors, segment, ended = run.collect(train_state.params, actors,
-                                         collect_key)
-    if pending is not None:
-      buffer = run.store(buffer, pending, segment)
-    pending = segment
-    ended = np.asarray(ended)
-    scores.extend(ended[~np.isnan(ended)].tolist())
-    if int(buffer.size) >= max(config.learning_starts, config.batch_size):
-      train_state, loss = run.learn(train_state, buffer, learn_key)
-      losses.append(float(loss))
-    moves += per_unroll
-    wall_time = time.perf_counter() - started
-    if moves // eval_every > (moves - per_unroll) // eval_every or (
-        moves >= max_moves or wall_time >= max_seconds):
-      evaluated = blueprints.self_play_scores(
-          learned_blueprint.LearnedBlueprint(
-              run.evaluation_engine, train_state.params, config.network),
-          decks)
-      snapshot = os.path.join("snapshots", f"moves_{moves}.npz")
-      entry = LogEntry(moves, int(train_state.step), wall_time,
-                       float(np.mean(losses)) if losses else float("nan"),
-                       float(np.mean(scores)) if scores else float("nan"),
-                       float(evaluated.mean()),
-                       reporting.standard_error(evaluated), snapshot)
-      q_network.save_weights(os.path.join(output_dir, snapshot),
-                             train_state.params, rules, config.network,
-                             {"moves": moves, "eval_score": entry.eval_score})
-      log.append(entry)
-      reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
-      if on_entry:
-        on_entry(entry)
-      losses, scores = [], []
-      started = time.perf_counter() - wall_time  # Evaluations not counted.
-    if time.perf_counter() - saved_at >= checkpoint_seconds:
-      save()
-      saved_at = time.perf_counter()
+  # Ctrl-C waits for the unroll to end: checkpointed, then raised.
+  with checkpoints.interrupts_held() as interrupts:
+    while moves < max_moves and wall_time < max_seconds:
+      key, collect_key, learn_key = jax.random.split(key, 3)
+      actors, segment, ended = run.collect(train_state.params, actors,
+                                           collect_key)
+      if pending is not None:
+        buffer = run.store(buffer, pending, segment)
+      pending = segment
+      ended = np.asarray(ended)
+      scores.extend(ended[~np.isnan(ended)].tolist())
+      if int(buffer.size) >= max(config.learning_starts, config.batch_size):
+        train_state, loss = run.learn(train_state, buffer, learn_key)
+        losses.append(float(loss))
+      moves += per_unroll
+      wall_time = time.perf_counter() - started
+      if moves // eval_every > (moves - per_unroll) // eval_every or (
+          moves >= max_moves or wall_time >= max_seconds):
+        evaluated = blueprints.self_play_scores(
+            learned_blueprint.LearnedBlueprint(
+                run.evaluation_engine, train_state.params, config.network),
+            decks)
+        snapshot = os.path.join("snapshots", f"moves_{moves}.npz")
+        entry = LogEntry(moves, int(train_state.step), wall_time,
+                         float(np.mean(losses)) if losses else float("nan"),
+                         float(np.mean(scores)) if scores else float("nan"),
+                         float(evaluated.mean()),
+                         reporting.standard_error(evaluated), snapshot)
+        q_network.save_weights(os.path.join(output_dir, snapshot),
+                               train_state.params, rules, config.network,
+                               {"moves": moves, "eval_score": entry.eval_score})
+        log.append(entry)
+        reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
+        if on_entry:
+          on_entry(entry)
+        losses, scores = [], []
+        started = time.perf_counter() - wall_time  # Evaluations not counted.
+      if time.perf_counter() - saved_at >= checkpoint_seconds:
+        save()
+        saved_at = time.perf_counter()
+      if interrupts.requested:
+        save()
+        raise KeyboardInterrupt
   save()
   return log

@@ -2,6 +2,8 @@
 against the actors, its n-step double-Q targets, and a run that learns,
 resumes and writes weights."""
 
+import os
+import signal
 import types
 
 import jax
@@ -14,6 +16,7 @@ from open_spiel_ext.algorithms.hanabi import learned_blueprint
 from open_spiel_ext.algorithms.hanabi import q_network
 from open_spiel_ext.algorithms.hanabi import r2d2
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import checkpoints
 
 TINY = engine_lib.Rules(colors=2, ranks=2, hand_size=2,
                         max_information_tokens=3, max_life_tokens=2)
@@ -95,3 +98,19 @@ def test_training_learns_resumes_and_writes_weights(tmp_path):
   assert scores.mean() == pytest.approx(more[-1].eval_score, abs=0.3)
   with pytest.raises(ValueError, match="another run"):
     r2d2.train(TINY, CONFIG, str(tmp_path), max_moves=960, seed=4)
+
+def test_ctrl_c_checkpoints_the_unroll_it_came_in(tmp_path):
+  """Ctrl-C (sent as the first evaluation is logged, at 240 moves) ends
+  training after that unroll with a checkpoint of it, where nothing was
+  saved since the last 5-minute checkpoint; the same command goes on."""
+  with pytest.raises(KeyboardInterrupt):
+    r2d2.train(TINY, CONFIG, str(tmp_path), max_moves=720, eval_every=240,
+               eval_games=50, seed=3, checkpoint_seconds=1e9,
+               on_entry=lambda entry: os.kill(os.getpid(), signal.SIGINT))
+  saved = checkpoints.restore(str(tmp_path / "checkpoint.pkl"),
+                              checkpoints.saved_config(
+                                  str(tmp_path / "checkpoint.pkl")))
+  assert saved.step == 240
+  log = r2d2.train(TINY, CONFIG, str(tmp_path), max_moves=480,
+                   eval_every=240, eval_games=50, seed=3)
+  assert [e.moves for e in log] == [240, 480]
