@@ -496,8 +496,10 @@ def train(blueprint: blueprints.Blueprint, blueprint_name: str,
   replay = _Replay(run.empty_buffer())
 
   def advance(carry: _Carry, updates: int):
+    """Collects games, and learns once the buffer is full enough, until
+    `updates` updates were made (collections before then make none)."""
     losses = []
-    for _ in range(-(-updates // per_collect)):
+    while len(losses) * per_collect < updates:
       key, collect_key, learn_key = jax.random.split(carry.key, 3)
       rows, used = run.rows(blueprint.params, collect_key)
       replay.buffer = run.store(replay.buffer, rows, used)

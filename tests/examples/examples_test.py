@@ -342,6 +342,10 @@ def test_hanabi_belief_train_writes_a_model_that_lbs_plays_with(tmp_path):
       "--value_layers=16", "--max_updates=80", "--eval_every=40",
       "--eval_games=16", f"--output_dir={tmp_path}")
   assert output.count("cross-entropy per card") == 2
+  # --max_updates counts real updates (it stopped at 92 of 120 when the
+  # collections before learning_starts counted too).
+  assert [r["updates"] for r in reporting.read_json_lines(
+      str(tmp_path / "metrics.jsonl"))] == [40, 80]
   assert (tmp_path / "belief.png").exists()
   output = _run_example(
       "hanabi_play", "--preset=small", "--games=2", "--workers=1",
