@@ -97,6 +97,13 @@ def main(argv: Sequence[str]) -> None:
         _BELIEF_MODEL.value or shipped.belief_model_path(
             _PRESET.value, _BLUEPRINT.value))
     selfplay.check_spec(_PRESET.value, _BLUEPRINT.value, search)
+  # A game can take minutes (SPARTA on full Hanabi, many rollouts): say what
+  # runs before the first game's line.
+  searching = ("no search" if search["kind"] == "none" else
+               f"{search['kind']} with {_ROLLOUTS.value:,d} rollouts a move")
+  print(f"{_GAMES.value} games of {_PRESET.value} Hanabi, blueprint "
+        f"{_BLUEPRINT.value}, {searching}; a line per game as it ends",
+        flush=True)
   with cli.user_input("output_dir"), cli.executor_from_flags() as executor:
     results = selfplay.run_games(executor, _PRESET.value, _BLUEPRINT.value,
                                  _SEED.value, _GAMES.value, search,

@@ -283,7 +283,10 @@ def test_hanabi_play_pairs_search_with_the_blueprint_on_the_same_decks(
   output = _run_example("hanabi_play", *flags, "--search=sparta",
                         "--rollouts=200", "--batch=64",
                         f"--output_dir={tmp_path / 'sparta'}")
-  # A line per game as it ends (the lines also say "of the game on beliefs").
+  # What runs, said before the first game (which can take minutes), then a
+  # line per game as it ends (they also say "of the game on beliefs").
+  assert output.splitlines()[0].startswith(
+      "2 games of small Hanabi, blueprint rules, sparta with 200 rollouts")
   assert sum(line.startswith("game ") for line in output.splitlines()) == 2
   assert "paired gain" in output
   alone, searched = (json.loads((tmp_path / run / "results.json").read_text())
