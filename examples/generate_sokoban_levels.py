@@ -4,6 +4,10 @@ The package's `games/puzzles/data/sokoban_levels.txt` was written by
 
   python -m open_spiel_ext.examples.generate_sokoban_levels \
       --num_levels=1000 --seed=0 --output=games/puzzles/data/sokoban_levels.txt
+
+Levels made so far and the random state are saved beside the output every few
+seconds and on Ctrl-C (`<output>.progress`), so an interrupted run goes on
+with the same command and writes the same file as one never stopped.
 """
 
 import time
@@ -11,8 +15,10 @@ from typing import Sequence
 
 from absl import app
 from absl import flags
+import numpy as np
 
 from open_spiel_ext.games.puzzles import sokoban_generator
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 
 _NUM_LEVELS = flags.DEFINE_integer("num_levels", 1000, "Levels to write.",
@@ -31,18 +37,44 @@ _REVERSE_STEPS = flags.DEFINE_integer(
     "reverse_steps", 300, "Random reverse moves from the solved position.",
     lower_bound=1)
 _OUTPUT = flags.DEFINE_string("output", "sokoban_levels.txt", "Output file.")
+SAVE_EVERY_SECONDS = 5.0
 
 
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-  began = time.perf_counter()
-  with cli.user_input():
-    levels = sokoban_generator.generate_levels(
-        _NUM_LEVELS.value, _SEED.value, rows=_ROWS.value, cols=_COLS.value,
-        boxes=_BOXES.value, reverse_steps=_REVERSE_STEPS.value)
-  with open(_OUTPUT.value, "w") as output:
-    output.write(sokoban_generator.format_levels(levels))
+  settings = {"num_levels": _NUM_LEVELS.value, "seed": _SEED.value,
+              "rows": _ROWS.value, "cols": _COLS.value, "boxes": _BOXES.value,
+              "reverse_steps": _REVERSE_STEPS.value}
+  progress = checkpoints.output_progress(_OUTPUT.value, settings)
+  levels, rng = progress.get("levels", []), np.random.RandomState(_SEED.value)
+  if levels:
+    rng.set_state(progress["random_state"])
+    print(f"resuming: {len(levels)} levels already made", flush=True)
+  began = saved = time.perf_counter()
+
+  def save() -> None:
+    checkpoints.save_output_progress(
+        _OUTPUT.value, settings,
+        {"levels": levels, "random_state": rng.get_state()})
+
+  # Ctrl-C waits for the level being made: saved, then raised.
+  with checkpoints.interrupts_held() as interrupts:
+    while len(levels) < _NUM_LEVELS.value:
+      with cli.user_input():
+        levels.append(sokoban_generator.generate_level(
+            rng, rows=_ROWS.value, cols=_COLS.value, boxes=_BOXES.value,
+            reverse_steps=_REVERSE_STEPS.value))
+      if interrupts.requested:
+        save()
+        raise KeyboardInterrupt
+      if time.perf_counter() - saved > SAVE_EVERY_SECONDS:
+        save()
+        saved = time.perf_counter()
+        print(f"{len(levels)}/{_NUM_LEVELS.value} levels "
+              f"({saved - began:.1f} s)", flush=True)
+  checkpoints.finish_output(_OUTPUT.value,
+                            sokoban_generator.format_levels(levels))
   print(f"wrote {len(levels)} levels to {_OUTPUT.value} in "
         f"{time.perf_counter() - began:.1f} s")
 

@@ -7,6 +7,8 @@ Each instance's `state` loads as `pyspiel.load_game("<puzzle>(size=..,
 state=..)")`; `optimal_length` and `solution` come from the exact solvers
 (`algorithms/puzzle_solvers/instances.py` says which), or are null where no
 exact solver is within reach (3×3×3 cube, sliding puzzles above 15).
+Instances are saved beside the output as they are solved (`<output>.progress`),
+so an interrupted run goes on from there with the same command.
 """
 
 import dataclasses
@@ -18,6 +20,7 @@ from absl import app
 from absl import flags
 
 from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", instances.PUZZLES,
@@ -38,18 +41,26 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input("size"):
     instances.make_puzzle(_PUZZLE.value, _SIZE.value)
+  settings = {"puzzle": _PUZZLE.value, "size": _SIZE.value,
+              "count": _COUNT.value, "seed": _SEED.value,
+              "solve": _SOLVE.value}
+  records = checkpoints.output_progress(_OUTPUT.value, settings).get(
+      "instances", [])
+  if records:
+    print(f"resuming: {len(records)} instances already solved", flush=True)
   began = time.perf_counter()
-  records = []
   for index, instance in enumerate(
       instances.generate(_PUZZLE.value, _SIZE.value, _COUNT.value, _SEED.value,
-                         _SOLVE.value)):
+                         _SOLVE.value, start=len(records)), len(records)):
     records.append(dataclasses.asdict(instance))
+    checkpoints.save_output_progress(_OUTPUT.value, settings,
+                                     {"instances": records})
     print(f"instance {index + 1}/{_COUNT.value}: optimal length "
           f"{instance.optimal_length} ({time.perf_counter() - began:.1f} s)",
           flush=True)
-  with open(_OUTPUT.value, "w") as output:
-    json.dump({"puzzle": _PUZZLE.value, "size": _SIZE.value,
-               "seed": _SEED.value, "instances": records}, output, indent=1)
+  checkpoints.finish_output(_OUTPUT.value, json.dumps(
+      {"puzzle": _PUZZLE.value, "size": _SIZE.value, "seed": _SEED.value,
+       "instances": records}, indent=1))
   print(f"wrote {len(records)} instances to {_OUTPUT.value}")
 
 

@@ -8,7 +8,9 @@
 Plays every pair of --bots --games games (seats alternated, placements by
 each bot), prints the row bot's score rate against the column bot (a draw is
 half a win) with Wilson's 95% interval, and writes stratego_eval.json and a
-heat map PNG to --output_dir.
+heat map PNG to --output_dir. Each match's results are appended to
+matches.jsonl there as it ends, so an interrupted run goes on from the
+matches played with the same command.
 """
 
 import json
@@ -40,6 +42,21 @@ _SEED = flags.DEFINE_integer("seed", 0, "Seed of the matches.",
                              lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_eval_output",
                                   "Where the table and the PNG go.")
+
+
+MATCHES_FILE = "matches.jsonl"
+OUTCOMES = {"wins": 1, "draws": 0, "losses": -1}  # The row bot's.
+
+
+def _counts(results: np.ndarray) -> dict[str, int]:
+  return {name: int((results == result).sum())
+          for name, result in OUTCOMES.items()}
+
+
+def _results(match: dict[str, int]) -> np.ndarray:
+  """A recorded match's +1/0/−1 results for its row bot."""
+  return np.repeat(list(OUTCOMES.values()),
+                   [match[name] for name in OUTCOMES])
 
 
 def plot(names: list[str], table: dict, path: str) -> None:
@@ -74,17 +91,33 @@ def main(argv: Sequence[str]) -> None:
     game = open_spiel_ext.load_game(
         f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
   env = env_lib.StrategoEnv(game, relative_actions=True)
-  table = arena.round_robin(
-      env, players, _GAMES.value, jax.random.PRNGKey(_SEED.value),
-      on_match=lambda row, column, rate: print(
-          f"{row} vs {column}: {rate} over {rate.games} games", flush=True))
+  run = {"bots": names, "games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,
+         "seed": _SEED.value}
+  with cli.user_input("output_dir"):
+    played = {(match["row"], match["column"]): _results(match)
+              for match in reporting.finished_records(
+                  _OUTPUT_DIR.value, run, MATCHES_FILE)}
+  if played:
+    print(f"resuming: {len(played)} matches already played", flush=True)
+  matches_path = os.path.join(_OUTPUT_DIR.value, MATCHES_FILE)
+  # Drops a line an interruption cut short.
+  reporting.keep_json_lines(matches_path, lambda match: True)
+  matches = reporting.JsonLinesWriter(matches_path, append=True)
+
+  def on_match(row: str, column: str, results: np.ndarray) -> None:
+    matches.write({"row": row, "column": column, **_counts(results)})
+    rate = arena.win_rate(results)
+    print(f"{row} vs {column}: {rate} over {rate.games} games", flush=True)
+
+  table = arena.round_robin(env, players, _GAMES.value,
+                            jax.random.PRNGKey(_SEED.value), on_match, played)
+  matches.close()
   print("| row vs column | " + " | ".join(names) + " | mean |")
   print("|---|" + "---|" * (len(names) + 1))
   for row in names:
     cells = [str(table[row, c]) if c != row else "–" for c in names]
     mean = np.mean([table[row, c].rate for c in names if c != row])
     print(f"| {row} | " + " | ".join(cells) + f" | {mean:.3f} |")
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   with open(os.path.join(_OUTPUT_DIR.value, "stratego_eval.json"), "w",
             encoding="utf-8") as f:
     json.dump({"games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,

@@ -19,6 +19,7 @@ import jax
 import numpy as np
 
 PARTIAL_SUFFIX = ".partial"
+PROGRESS_SUFFIX = ".progress"  # Of an output file still being written.
 
 
 class Checkpoint(NamedTuple):
@@ -111,6 +112,37 @@ def restore(path: str, config: Any,
   return Checkpoint(jax.device_put(payload["tree"]),
                     None if key is None else jax.numpy.asarray(key),
                     payload["step"], payload["extra"])
+
+
+def output_progress(output: str, settings: Any) -> dict[str, Any]:
+  """What a run interrupted while producing the file `output` saved with
+  `save_output_progress` ({} if nothing), so that the same command goes on
+  from there.
+
+  Raises:
+    CheckpointError: the progress belongs to a run of other settings, or
+      cannot be read.
+  """
+  path = output + PROGRESS_SUFFIX
+  return restore(path, settings).extra if os.path.exists(path) else {}
+
+
+def save_output_progress(output: str, settings: Any,
+                         progress: dict[str, Any]) -> None:
+  """Saves `progress` (plain values) towards the file `output` atomically,
+  beside it, for `output_progress` to take back."""
+  save(output + PROGRESS_SUFFIX, (), settings, extra=progress)
+
+
+def finish_output(output: str, text: str) -> None:
+  """Writes the finished file `output` atomically and removes its
+  progress."""
+  partial = output + PARTIAL_SUFFIX
+  with open(partial, "w", encoding="utf-8") as f:
+    f.write(text)
+  os.replace(partial, output)
+  if os.path.exists(output + PROGRESS_SUFFIX):
+    os.remove(output + PROGRESS_SUFFIX)
 
 
 class Interrupts:

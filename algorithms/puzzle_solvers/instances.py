@@ -135,10 +135,12 @@ def exact_distances(name: str, size: int,
 
 
 def generate(name: str, size: int, count: int, seed: int,
-             solve: bool = True) -> Iterator[Instance]:
-  """Instances with their optimal lengths and solutions (if `solve`)."""
+             solve: bool = True, start: int = 0) -> Iterator[Instance]:
+  """Instances with their optimal lengths and solutions (if `solve`), from
+  the `start`-th of the `count` on (those before are neither made nor
+  solved: a resumed run)."""
   puzzle = make_puzzle(name, size)
-  for state in scrambled_states(name, size, count, seed):
+  for state in scrambled_states(name, size, count, seed)[start:]:
     actions = optimal_solution(name, size, state) if solve else None
     yield Instance(
         state=puzzle.to_string(state),

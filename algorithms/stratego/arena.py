@@ -97,17 +97,27 @@ def win_rate(results: np.ndarray) -> WinRate:
 
 def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent],
                 games: int, key: jax.Array,
-                on_match: Optional[Callable[[str, str, WinRate], None]] = None
+                on_match: Optional[Callable[[str, str, np.ndarray],
+                                            None]] = None,
+                played: Optional[dict[tuple[str, str], np.ndarray]] = None
                ) -> dict[tuple[str, str], WinRate]:
-  """Every pair's match: the row player's win rate against the column's;
-  `on_match(row, column, rate)` is called as each match ends."""
+  """Every pair's match: the row player's win rate against the column's.
+
+  `on_match(row, column, results)` is called with the row player's +1/0/−1
+  results as each match ends; the matches in `played` (the same results, of
+  a resumed run) are not played again. Each match has its own random key,
+  so a resumed table equals one never stopped.
+  """
   table = {}
   names: Sequence[str] = list(players)
   for index, (row, column) in enumerate(itertools.combinations(names, 2)):
-    results = play(env, players[row], players[column], games,
-                   jax.random.fold_in(key, index))
+    if played and (row, column) in played:
+      results = played[row, column]
+    else:
+      results = play(env, players[row], players[column], games,
+                     jax.random.fold_in(key, index))
+      if on_match:
+        on_match(row, column, results)
     table[row, column] = win_rate(results)
     table[column, row] = win_rate(-results)
-    if on_match:
-      on_match(row, column, table[row, column])
   return table
