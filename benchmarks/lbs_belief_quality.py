@@ -16,7 +16,9 @@ grounded one what a model learns that ignores the partner's policy; the
 learned one, as LBS uses it (filtered), should lie between them at every
 stage of the game. Prints a
 table by game step and writes results.json and a PNG. Each game is a task
-on the executor (--workers at once).
+on the executor (--workers at once), appended to
+<output_dir>/lbs_belief_quality_<preset>_<blueprint>/games.jsonl as it ends, so
+that the same command resumes an interrupted run.
 
   python benchmarks/lbs_belief_quality.py --preset=small --blueprint=rules \
       --games=200 --output_dir=/tmp/belief_quality
@@ -36,6 +38,7 @@ import numpy as np
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
+from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
 from open_spiel_ext.games.hanabi import engine as engine_lib
@@ -179,6 +182,36 @@ def plot(rows: list[dict[str, Any]], path: str, title: str) -> None:
   reporting.save_figure(fig, path)
 
 
+def _score_games(model_path: str, games_dir: str
+                 ) -> list[dict[str, list[float]]]:
+  """Every game's scores, those of an interrupted run of the same settings
+  in games_dir taken back, the others scored on the executor."""
+  run = {"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
+         "belief_model": selfplay.belief_model_digest(model_path),
+         "seed": _SEED.value, "player": _PLAYER.value,
+         "samples": _SAMPLES.value}
+  with cli.user_input("output_dir"):
+    done = {game.pop("game"): game for game in reporting.finished_records(
+        games_dir, run, "games.jsonl")}
+  if done:
+    print(f"resuming: {len(done)} games already scored in {games_dir}",
+          flush=True)
+  games_path = os.path.join(games_dir, "games.jsonl")
+  reporting.keep_json_lines(games_path, lambda game: True)  # A cut line.
+  log = reporting.JsonLinesWriter(games_path, append=True)
+  with cli.executor_from_flags() as executor:
+    futures = {executor.submit(score_game, _PRESET.value, _BLUEPRINT.value,
+                               model_path, _SEED.value, game, _PLAYER.value,
+                               _SAMPLES.value): game
+               for game in range(_GAMES.value) if game not in done}
+    for future in executors.as_completed(list(futures)):
+      done[futures[future]] = future.result()
+      log.write({"game": futures[future], **done[futures[future]]})
+      print(f"{len(done)} of {_GAMES.value} games scored", flush=True)
+  log.close()
+  return [done[game] for game in range(_GAMES.value)]
+
+
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -186,15 +219,8 @@ def main(argv: Sequence[str]) -> None:
       _PRESET.value, _BLUEPRINT.value)
   with cli.user_input():
     _setup(_PRESET.value, _BLUEPRINT.value, model_path)
-  with cli.executor_from_flags() as executor:
-    futures = [executor.submit(score_game, _PRESET.value, _BLUEPRINT.value,
-                               model_path, _SEED.value, game, _PLAYER.value,
-                               _SAMPLES.value)
-               for game in range(_GAMES.value)]
-    games = [None] * len(futures)
-    for done, future in enumerate(executors.as_completed(futures), 1):
-      games[futures.index(future)] = future.result()
-      print(f"{done} of {len(futures)} games scored", flush=True)
+  name = f"lbs_belief_quality_{_PRESET.value}_{_BLUEPRINT.value}"
+  games = _score_games(model_path, os.path.join(_OUTPUT_DIR.value, name))
   rows = by_step(games, _BIN.value)
   every = overall(games)
   print(f"Cross-entropy per card of player {_PLAYER.value}'s hand (nats), "
@@ -206,8 +232,6 @@ def main(argv: Sequence[str]) -> None:
     print(f"| {row['steps']} | {row['positions']} | " + " | ".join(
         f"{row[name]:.3f} ± {row[name + '_se']:.3f}" for name in BELIEFS) +
           " |")
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  name = f"lbs_belief_quality_{_PRESET.value}_{_BLUEPRINT.value}"
   with open(os.path.join(_OUTPUT_DIR.value, f"{name}.json"), "w",
             encoding="utf-8") as f:
     json.dump({"preset": _PRESET.value, "blueprint": _BLUEPRINT.value,
