@@ -26,6 +26,7 @@ from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.games import engines
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -38,9 +39,10 @@ _ALGORITHM = flags.DEFINE_enum("algorithm", "ddqn",
 _OPPONENT = flags.DEFINE_string(
     "opponent", "uniform", "uniform; cfr+:N (the average policy of N CFR+ "
     "iterations); or a policy.json written by an example.")
-_STEPS = flags.DEFINE_integer("steps", 60_000,
-                              "Batched steps (each a decision in every game).",
-                              lower_bound=1)
+_STEPS = flags.DEFINE_integer(
+    "steps", 60_000, "Batched steps (each a decision in every game); more "
+    "than a finished run's extend it (DDQN's learning rate keeps the decay "
+    "the run began with, and stays at its last value).", lower_bound=1)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.",
                                  lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_integer(
@@ -83,6 +85,15 @@ def _plot(log: list[best_response.LogEntry], path: str, title: str) -> None:
       ylabel="gap to a best response (chips)" if exact else "mean return")
 
 
+def _schedule_steps(checkpoint: str) -> int:
+  """The steps DDQN's learning rate decays over: --steps, or the steps of
+  the run being resumed, which keeps its schedule when extended."""
+  if os.path.exists(checkpoint):
+    return checkpoints.saved_config(checkpoint).get(
+        "learning_rate_decay_updates", _STEPS.value)
+  return _STEPS.value
+
+
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -92,11 +103,11 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("opponent"):
     opponent = opponents.from_spec(_OPPONENT.value, game)
   evaluator = _evaluator(game, opponent)
-  with cli.user_input():
-    config = learner_configs.best_response_config(_ALGORITHM.value,
-                                                   _STEPS.value)
   output_dir = _OUTPUT_DIR.value
   checkpoint = os.path.join(output_dir, "checkpoint.pkl")
+  with cli.user_input():
+    config = learner_configs.best_response_config(
+        _ALGORITHM.value, _schedule_steps(checkpoint))
   if os.path.exists(checkpoint):
     print(f"resuming from {checkpoint}")
   print(f"{_ALGORITHM.value} against {_OPPONENT.value} on {game}: "

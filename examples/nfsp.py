@@ -29,8 +29,8 @@ _GAME = flags.DEFINE_string(
     "game", "leduc_poker", "kuhn_poker, leduc_poker or "
     "xdo_clone_leduc(clones=m): the games with a batched JAX engine.")
 _STEPS = flags.DEFINE_integer(
-    "steps", 1_000_000, "Batched steps (each moves one player in every game).",
-    lower_bound=1)
+    "steps", 1_000_000, "Batched steps (each moves one player in every game); "
+    "more than a finished run's extend it.", lower_bound=1)
 _NUM_ENVS = flags.DEFINE_integer("num_envs", 64, "Games played at once.",
                                  lower_bound=1)
 _EVAL_EVERY = flags.DEFINE_integer(

@@ -315,7 +315,9 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
     chunk: steps per chunk.
     record: the run's whole configuration (`RunConfig.as_record`), saved
       with checkpoints; an existing checkpoint at `checkpoint_path` made
-      with another is refused.
+      with another is refused, but for its `run_steps`: a run, finished or
+      not, goes on to `steps` from wherever it stopped (a finished run is
+      extended), unless it has trained more steps than that.
     checkpoint_path: resume from and save to this file.
     on_entry: called with each entry (progress output).
     stop: called with the log after each entry (and on resuming); the run
@@ -326,7 +328,13 @@ def run_in_chunks(carry: Any, advance: Callable[[Any, int], tuple[Any, Any]],
   """
   step, log = 0, []
   if checkpoint_path and os.path.exists(checkpoint_path):
-    saved = checkpoints.restore(checkpoint_path, record)
+    saved = checkpoints.restore(checkpoint_path, record,
+                                may_differ=lambda name: name == "run_steps")
+    if saved.step > steps:
+      raise checkpoints.CheckpointError(
+          f"checkpoint {checkpoint_path} has trained {saved.step:,d} steps, "
+          f"more than the {steps:,d} asked for: ask for {saved.step:,d} or "
+          "more to extend it, or use another output directory")
     carry, step, log = saved.tree, saved.step, saved.extra["log"]
   trained = log[-1].wall_time if log else 0.0
   while step < steps and not (stop and log and stop(log)):

@@ -228,6 +228,20 @@ def test_best_response_example_reports_exact_values(tmp_path):
   assert (tmp_path / "best_response.png").stat().st_size > 0
 
 
+def test_best_response_example_extends_a_finished_run(tmp_path):
+  """A larger --steps goes on from a finished run (it was refused), with
+  DDQN's learning rate decaying over the steps the run began with."""
+  flags = ("--game=kuhn_poker", "--eval_every=100", "--num_envs=8",
+           f"--output_dir={tmp_path}")
+  _run_example("best_response", "--steps=200", *flags)
+  output = _run_example("best_response", "--steps=300", *flags)
+  assert "resuming from" in output
+  assert "'learning_rate_decay_updates': 200" in output
+  records = [json.loads(line) for line in
+             (tmp_path / "metrics.jsonl").read_text().splitlines()]
+  assert [r["step"] for r in records] == [100, 200, 300]
+
+
 @pytest.mark.skipif(ray is None, reason="Ray is not installed "
                     "(pip install '.[ray]')")
 @pytest.mark.slow

@@ -166,6 +166,27 @@ def test_runs_are_reproducible_and_resume_to_the_same_parameters(tmp_path):
     np.testing.assert_array_equal(a, c)
 
 
+def test_a_finished_run_extended_ends_as_the_longer_run(tmp_path):
+  """More steps than a finished run's extend it (they were refused: a longer
+  run meant starting over); fewer than it has trained are refused."""
+  config = dqn.Config(learning_starts=100, batch_size=64,
+                      buffer_capacity=5_000)
+  run = lambda steps, **kw: best_response.train_best_response(
+      _kuhn_env(), opponents.uniform(), config, steps=steps, eval_every=100,
+      num_envs=16, seed=3, **kw)
+  longer, _ = run(300)
+  path = str(tmp_path / "checkpoint.pkl")
+  run(200, checkpoint_path=path)
+  extended, log = run(300, checkpoint_path=path)
+  assert [entry.step for entry in log] == [100, 200, 300]
+  for a, b in zip(jax.tree.leaves(longer.params),
+                  jax.tree.leaves(extended.params)):
+    np.testing.assert_array_equal(a, b)
+  with pytest.raises(checkpoints.CheckpointError,
+                     match="has trained 300 steps, more than the 200"):
+    run(200, checkpoint_path=path)
+
+
 def test_a_checkpoint_is_not_resumed_against_another_opponent(
     tmp_path, kuhn_tree, cfr_average):
   path = str(tmp_path / "checkpoint.pkl")
