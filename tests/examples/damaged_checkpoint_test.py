@@ -1,5 +1,5 @@
-"""Every resumable example refuses a damaged checkpoint in one line naming
-it, `<example>: error: checkpoint <path> cannot be read ...`, exit code 2,
+"""Every resumable example refuses a damaged checkpoint, or another run's, in
+one line naming it, `<example>: error: checkpoint <path> ...`, exit code 2,
 where each was an UnpicklingError or EOFError traceback."""
 
 import re
@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 
 # (example, its flags, the checkpoint it resumes, relative to --output_dir).
@@ -33,13 +34,29 @@ def test_a_truncated_checkpoint_is_one_line_naming_it(tmp_path, example,
   path = tmp_path / checkpoint
   path.parent.mkdir(parents=True, exist_ok=True)
   path.write_bytes(b"\x80\x04\x95")  # A pickle cut after its header.
+  _assert_refused(example, flags, tmp_path,
+                  f"checkpoint {re.escape(str(path))} cannot be read")
+
+
+@pytest.mark.parametrize("example,flags,checkpoint", RESUMABLE,
+                         ids=[example for example, _, _ in RESUMABLE])
+def test_another_runs_checkpoint_is_one_line_naming_it(tmp_path, example,
+                                                       flags, checkpoint):
+  """A checkpoint saved under other settings (here: a setting none of the
+  examples has) is refused by name, not resumed or misread."""
+  path = tmp_path / checkpoint
+  checkpoints.save(str(path), (), {"setting_of_another_run": 1})
+  _assert_refused(example, flags, tmp_path,
+                  f"checkpoint {re.escape(str(path))} belongs to another run"
+                  ".*setting_of_another_run")
+
+
+def _assert_refused(example, flags, output_dir, message) -> None:
   result = subprocess.run(
       [sys.executable, "-m", f"open_spiel_ext.examples.{example}", *flags,
-       f"--output_dir={tmp_path}"], capture_output=True, text=True,
+       f"--output_dir={output_dir}"], capture_output=True, text=True,
       timeout=300)
   assert result.returncode == cli.USAGE_ERROR_EXIT_CODE, result.stderr[-2000:]
   assert "Traceback" not in result.stderr
-  assert re.match(
-      f"{example}: error: (--output_dir: )?checkpoint "
-      f"{re.escape(str(path))} cannot be read",
-      result.stderr.strip().splitlines()[-1])
+  assert re.match(f"{example}: error: (--output_dir: )?{message}",
+                  result.stderr.strip().splitlines()[-1])
