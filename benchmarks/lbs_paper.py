@@ -25,7 +25,7 @@ per table.
 
   python benchmarks/lbs_paper.py --preset=small --games=1000 \
       --output_dir=/tmp/lbs_paper
-  python benchmarks/lbs_paper.py --preset=full --games=100 \
+  python benchmarks/lbs_paper.py --preset=full --games=100,50 \
       --blueprints=rules,strong --tables=blueprints,hand_sizes
 """
 
@@ -57,8 +57,9 @@ _DEPTHS = flags.DEFINE_list("depths", ["1", "4", "16", "full"],
 _BOTH_PLAYERS = flags.DEFINE_bool(
     "both_players", True, "Also LBS at the first depth with both players "
     "searching.")
-_GAMES = flags.DEFINE_integer("games", 100, "Games per cell of the "
-                              "blueprints table.", lower_bound=1)
+_GAMES = flags.DEFINE_list("games", ["100"], "Games per cell of the "
+                           "blueprints table: one number, or one per "
+                           "--blueprints entry (e.g. 100,50).")
 _HAND_SIZE_GAMES = flags.DEFINE_integer(
     "hand_size_games", 30, "Games per cell of the hand_sizes table.",
     lower_bound=1)
@@ -122,13 +123,30 @@ def _searches(preset: str, blueprint: str, depths: Sequence[Optional[int]],
   return cells
 
 
+def games_per_blueprint() -> dict[str, int]:
+  """--games for each of --blueprints.
+
+  Raises:
+    ValueError: a count that is not a positive integer, or neither one
+      count nor one per blueprint.
+  """
+  counts = _GAMES.value
+  if len(counts) not in (1, len(_BLUEPRINTS.value)):
+    raise ValueError(f"--games={','.join(counts)}: give one count or one "
+                     f"per blueprint ({len(_BLUEPRINTS.value)})")
+  if not all(count.isdigit() and int(count) > 0 for count in counts):
+    raise ValueError(f"--games={','.join(counts)}: counts must be positive "
+                     "integers")
+  return {blueprint: int(counts[min(index, len(counts) - 1)])
+          for index, blueprint in enumerate(_BLUEPRINTS.value)}
+
+
 def blueprints_table(depths: Sequence[Optional[int]]) -> dict[str, Any]:
   """Table 2: every search of every blueprint on --preset."""
   table = {}
-  for blueprint in _BLUEPRINTS.value:
+  for blueprint, games in games_per_blueprint().items():
     table[blueprint] = {
-        label: run_cell(_PRESET.value, blueprint, label, search,
-                        _GAMES.value)
+        label: run_cell(_PRESET.value, blueprint, label, search, games)
         for label, search in _searches(_PRESET.value, blueprint, depths,
                                        _BOTH_PLAYERS.value)}
   return table
@@ -150,8 +168,10 @@ def _score(cell: dict[str, Any]) -> str:
 
 
 def print_blueprints(table: dict[str, Any]) -> None:
-  print(f"\n### Search on Hanabi {_PRESET.value} ({_GAMES.value} paired "
-        f"games a cell, {_ROLLOUTS.value:,d} rollouts a decision)\n")
+  games = ", ".join(f"{count} for {blueprint}"
+                    for blueprint, count in games_per_blueprint().items())
+  print(f"\n### Search on Hanabi {_PRESET.value} (paired games a cell: "
+        f"{games}; {_ROLLOUTS.value:,d} rollouts a decision)\n")
   print("| blueprint | search | score | paired gain | s/game | of which "
         "belief | share of SPARTA's gain | times faster than SPARTA |")
   print("|---|---|---|---|---|---|---|---|")
