@@ -5,6 +5,7 @@ run whose worker was killed end exactly like one never interrupted."""
 import dataclasses
 import multiprocessing
 import os
+import shutil
 import signal
 import threading
 import time
@@ -175,6 +176,22 @@ def test_a_copied_state_resumes_as_the_run_it_copies(reference, pool,
   assert set(os.listdir(copy / "learners")) == named  # Older ones removed.
   resumed = _pipeline(copy, lambda: pool)  # Its carries found there.
   _assert_same_run(_run(resumed, 3), reference, 3)
+
+
+def test_a_run_folder_copied_or_moved_resumes_from_its_own_files(
+    reference, pool, tmp_path):
+  """`state.pkl` named its learners' files by absolute path: a moved run
+  could not resume, and a copy trained on from the original's files (the
+  copy's own could be garbage). The original is ruined here after copying,
+  and the copy moved, before it resumes."""
+  original = tmp_path / "run"
+  _run(_pipeline(original, lambda: pool), 2)
+  shutil.copytree(original, tmp_path / "copy")
+  for name in os.listdir(original / "learners"):
+    (original / "learners" / name).write_bytes(os.urandom(64))
+  moved = tmp_path / "elsewhere" / "copy"
+  shutil.move(tmp_path / "copy", moved)
+  _assert_same_run(_run(_pipeline(moved, lambda: pool), 3), reference, 3)
 
 
 def test_a_portable_copy_resumes_on_fresh_games(reference, pool, tmp_path):
