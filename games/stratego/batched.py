@@ -37,6 +37,14 @@ _MOVE = -1  # "Outcome" of a move to an empty square.
 ONGOING = -2  # `winner` while the game goes on; -1 is a draw.
 
 
+def _distance(square: jax.Array, other: jax.Array) -> jax.Array:
+  """How many steps along rows and columns lead from one square to the
+  other."""
+  rows = jnp.abs(square // rules_lib.BOARD_SIZE - other // rules_lib.BOARD_SIZE)
+  cols = jnp.abs(square % rules_lib.BOARD_SIZE - other % rules_lib.BOARD_SIZE)
+  return rows + cols
+
+
 class Boards(NamedTuple):
   """A batch of Stratego positions; every field has a leading batch axis."""
   owner: jax.Array  # [101] player on each square, -1 empty, 2 off-board.
@@ -50,8 +58,9 @@ class Boards(NamedTuple):
   player: jax.Array  # [] player to move (or to place).
   ply: jax.Array  # [] plies after the setup.
   last_move: jax.Array  # [2] origin and target of the last ply, -1 if none.
-  last_origin: jax.Array  # [2] last non-attack move per player, -1 if none.
-  last_target: jax.Array  # [2]
+  # [2] each player's last move, -1 if none or if its attacker was removed.
+  last_origin: jax.Array
+  last_target: jax.Array
   back_and_forth: jax.Array  # [2] two-square rule counts.
   evading: jax.Array  # [2·army] bool: evaded during the current chase.
   chaser: jax.Array  # [] the player chasing now, -1 if none.
@@ -261,7 +270,7 @@ class BatchedStratego:
     reachable = jnp.stack(reachable, axis=-1)
     legal = reachable & (empty | (occupant == 1 - player))
     forbidden = ((board.back_and_forth[player] >= rules_lib.MAX_BACK_AND_FORTH)
-                 & self._returns(board, own, targets) & empty)
+                 & self._continues(board, own[:, None, None], targets))
     return legal & ~forbidden
 
   def _reach_of(self, board: Boards, army_slots: np.ndarray, distances: int
@@ -277,6 +286,17 @@ class BatchedStratego:
     """Which moves go straight back along the mover's last move."""
     return ((own[:, None, None] == board.last_target[board.player]) &
             (targets == board.last_origin[board.player]))
+
+  def _continues(self, board: Boards, origin: jax.Array,
+                 target: jax.Array) -> jax.Array:
+    """Which moves from `origin` to `target` continue the two-square rule's
+    count of the player to move (see `rules.py`): they start where its last
+    move ended and end on a square that move crossed, up to its origin."""
+    last_origin = board.last_origin[board.player]
+    last_target = board.last_target[board.player]
+    return (origin == last_target) & (
+        _distance(last_origin, target) + _distance(target, last_target) ==
+        _distance(last_origin, last_target))
 
   def _chase_forbidden(self, board: Boards) -> jax.Array:
     """[compact] the moves the more-squares rule forbids the player to move:
@@ -493,10 +513,10 @@ class BatchedStratego:
         attacker_lost.astype(jnp.int32))
     captured = captured.at[1 - player, self._slot_type[defender]].add(
         defender_lost.astype(jnp.int32), mode="drop")
-    reverses = ((origin == board.last_target[player]) &
-                (target == board.last_origin[player]))
     back_and_forth = jnp.where(
-        attack, 0, jnp.where(reverses, board.back_and_forth[player] + 1, 1))
+        attacker_stays,
+        jnp.where(self._continues(board, origin, target),
+                  board.back_and_forth[player] + 1, 1), 0)
     board = board._replace(
         owner=board.owner.at[origin].set(_EMPTY).at[target].set(target_owner),
         slot=board.slot.at[origin].set(-1).at[target].set(target_slot),
@@ -512,9 +532,9 @@ class BatchedStratego:
         ply=board.ply + 1,
         last_move=jnp.stack([origin, target]),
         last_origin=board.last_origin.at[player].set(
-            jnp.where(attack, -1, origin)),
+            jnp.where(attacker_stays, origin, -1)),
         last_target=board.last_target.at[player].set(
-            jnp.where(attack, -1, target)),
+            jnp.where(attacker_stays, target, -1)),
         back_and_forth=board.back_and_forth.at[player].set(back_and_forth))
     return board, _Ply(origin, target, attack, attacker,
                        outcome == rules_lib.FLAG_CAPTURED)

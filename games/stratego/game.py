@@ -156,7 +156,8 @@ class StrategoState(pyspiel.State):
     # attacked nothing.
     self.last_combat = None
     self.public_moves = []  # Each ply as both players saw it.
-    # Per player, its last non-attack move: (origin, target, move back).
+    # Per player, its last move (a `rules.Move`; None if none or if its
+    # attacker was removed) and the two-square rule's count.
     self.last_move = [None, None]
     self.back_and_forth = [0, 0]
     self._more_squares_rule = game.more_squares_rule
@@ -246,9 +247,9 @@ class StrategoState(pyspiel.State):
           if owner[square] == opponent:
             break
           action += 1
-    forbidden = self._forbidden_return(player)
-    if forbidden is not None and forbidden in actions:
-      actions.remove(forbidden)
+    if self.back_and_forth[player] >= rules_lib.MAX_BACK_AND_FORTH:
+      forbidden = self._back_and_forth_moves(player)
+      actions = [a for a in actions if a not in forbidden]
     if chasing and self.chaser == player:
       actions = [a for a in actions if not self.repeats_chase(player, a)]
     return actions
@@ -263,7 +264,7 @@ class StrategoState(pyspiel.State):
         self.evading[square] for square in rules_lib.NEIGHBOURS[target]):
       return False  # Off the board, an attack, or chasing no evader.
     last = self.last_move[player]
-    if last is not None and last[:2] == (target, origin):
+    if last is not None and (last.target, last.origin) == (origin, target):
       return False
     after = bytearray(self._position_key())
     after[origin], after[target] = after[target], after[origin]
@@ -275,15 +276,15 @@ class StrategoState(pyspiel.State):
     return bytes((owner + 1) * 16 + kind + 1
                  for owner, kind in zip(self.owner, self.kind))
 
-  def _forbidden_return(self, player: int) -> Optional[int]:
-    """The move back that the two-square rule forbids now, if any."""
-    if (self.back_and_forth[player] < rules_lib.MAX_BACK_AND_FORTH or
-        self.last_move[player] is None):
-      return None
-    origin, _, return_action = self.last_move[player]
-    if self.owner[origin] != NO_PIECE:
-      return None  # Going back would be an attack: attacks are always legal.
-    return return_action
+  def _back_and_forth_moves(self, player: int) -> range:
+    """The moves that continue `player`'s count of the two-square rule
+    (see `rules.py`): from its last move's target back towards that move's
+    origin, at most as far (to an empty square or an attack alike)."""
+    last = self.last_move[player]
+    if last is None:
+      return range(0)
+    first = self._rules.move_action(last.target, last.direction ^ 1, 1)
+    return range(first, first + last.distance)
 
   def _legal_actions(self, player: int) -> list[int]:
     del player  # Only the player to move has legal actions.
@@ -334,30 +335,38 @@ class StrategoState(pyspiel.State):
     attack = self.owner[target] == 1 - player
     if attack:
       self._attack(player, origin, target)
-      self.last_move[player] = None
-      self.back_and_forth[player] = 0
     else:
       self.last_combat = None
       self._relocate(origin, target)
       self.moved[target] = True
       if move.distance > 1:
         self.shown_scout[target] = True
-      last = self.last_move[player]
-      reverses = last is not None and last[:2] == (target, origin)
-      self.back_and_forth[player] = (
-          self.back_and_forth[player] + 1 if reverses else 1)
-      self.last_move[player] = (origin, target, self._rules.move_action(
-          target, move.direction ^ 1, move.distance))
       scout = f" {self._rules.types[mover].abbreviation}" if (
           move.distance > 1) else ""
       self.public_moves.append(
           f"{rules_lib.square_name(origin)}-{rules_lib.square_name(target)}"
           f"{scout}")
+    self._count_back_and_forth(player, action)
     self.moves.append((origin, target, action))
     self.ply += 1
     if self._more_squares_rule:
       self._update_chase(player, origin, target, attack)
     self._end_turn_checks(mover=player)
+
+  def _count_back_and_forth(self, player: int, action: int) -> None:
+    """Follows the two-square rule's count (see `rules.py`) after `player`'s
+    move `action`, an attack included: the count goes on if the move
+    continues the back and forth, else starts at 1, and ends if the attacker
+    was removed."""
+    move = self._rules.decode_move(action)
+    if self.owner[move.target] != player:
+      self.last_move[player] = None
+      self.back_and_forth[player] = 0
+      return
+    continues = action in self._back_and_forth_moves(player)
+    self.back_and_forth[player] = (
+        self.back_and_forth[player] + 1 if continues else 1)
+    self.last_move[player] = move
 
   def _update_chase(self, player: int, origin: int, target: int,
                     attack: bool) -> None:

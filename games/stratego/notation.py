@@ -132,5 +132,5 @@ def _move_or_reason(state: game_lib.StrategoState, piece: Optional[str],
           "back into a position this chase has already had")
     raise ValueError(
         f"the two-square rule: {start}-{end} would be the 4th move in a row "
-        f"between these squares")
+        f"back and forth over the same squares")
   return action

@@ -22,10 +22,22 @@ setup has exactly one placement sequence. Player 0 places all its pieces, then
 player 1.
 
 Rules against endless play:
-  * two-square rule: a piece may not move back and forth between the same two
-    squares more than 3 times in a row (`MAX_BACK_AND_FORTH`; an attack ends
-    the count; the International Stratego Federation's (ISF) tournament rules
-    allow 5);
+  * two-square rule: a piece may not move back and forth between the same
+    squares more than 3 times in a row (`MAX_BACK_AND_FORTH`; the
+    International Stratego Federation's (ISF) tournament rules allow 5). A
+    player's move continues its count when it starts on the square where the
+    player's last move ended and goes back over the squares that move
+    crossed, ending at most on that move's origin (for a piece that moves
+    one square: straight back); any other move starts a new count at 1. A
+    move that would continue the count past the limit is illegal. Attacks
+    count like any move (ISF rule 10.1: it does not matter whether a piece
+    attacks or moves to an empty square): an attack continues or starts the
+    count if the attacker wins and stands on the target square, and ends it
+    if the attacker is removed. For Scouts (ISF rule 10.2, whose exact
+    wording we could not obtain) we follow the common reading that a Scout
+    may not keep going back over the squares it crossed: after a5-a8, moves
+    a8-a7, a8-a6 and a8-a5 continue the count, a8-a4 does not; after a8-a6
+    in turn, a6-a7 and a6-a8 continue it, a6-a5 does not;
   * the ISF's more-squares rule, no endless chasing: a player who keeps
     threatening (moving a piece next to) opponent pieces that keep evading
     (moving away the threatened piece on the next turn) may not make a
@@ -66,7 +78,7 @@ MAX_DISTANCE = BOARD_SIZE - 1
 DIRECTION_STEPS = ((1, 0), (-1, 0), (0, -1), (0, 1))  # (row, column) steps.
 MOVES_PER_SQUARE = NUM_DIRECTIONS * MAX_DISTANCE
 NUM_MOVE_ACTIONS = NUM_SQUARES * MOVES_PER_SQUARE
-MAX_BACK_AND_FORTH = 3  # The 4th move between the same two squares is illegal.
+MAX_BACK_AND_FORTH = 3  # The 4th move back and forth in a row is illegal.
 CHASE_MEMORY = 32  # Positions of a chase the more-squares rule remembers.
 
 EMPTY = "."

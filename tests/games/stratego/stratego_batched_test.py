@@ -181,6 +181,11 @@ def test_the_straight_back_exception_in_the_batched_engine():
   replay_in_engine(state)
 
 
+@pytest.mark.parametrize("name", sorted(stratego_test.TWO_SQUARE_GAMES))
+def test_the_two_square_rule_in_the_batched_engine(name):
+  replay_in_engine(stratego_test.two_square_game(name))
+
+
 @pytest.mark.parametrize("both_stuck_draw", [True, False])
 def test_both_stuck_in_the_batched_engine(both_stuck_draw):
   state = stratego_test.lone_scouts(both_stuck_draw=both_stuck_draw)

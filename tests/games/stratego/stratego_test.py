@@ -188,13 +188,81 @@ def test_two_square_rule_forbids_the_fourth_move():
   assert "a6" in targets(state, "a5")
 
 
-def test_an_attack_resets_the_two_square_count():
+def test_a_move_of_another_piece_restarts_the_two_square_count():
   state = fixed_state({"a4": "G", "j4": "S"}, {SPARE_SCOUT: "S", "i7": "S",
                                                "j9": "N"})
   play(state, "a4-a5", "i7-i6", "a5-a4", "i6-i7", "a4-a5", "j7-j6")
   assert "a4" not in targets(state, "a5")
   play(state, "j4xj6", "i7-i6")  # Scouts: both removed.
   assert "a4" in targets(state, "a5")
+
+
+# Games for the two-square rule (see `rules.py`): player 0's pieces, player
+# 1's and the moves. `stratego_batched_test` replays them in the batched
+# engine. Player 1 passes by circling its Scout j7-j6-i6-i7, each move at
+# right angles to the one before, so that none continues a count.
+TWO_SQUARE_GAMES = {
+    # The 4th move back and forth would attack the Scout that came to a4.
+    "attack_at_the_limit": ({"a4": "G"}, {"a7": "S", SPARE_SCOUT: "S"}, (
+        "a4-b4", "j7-j6", "b4-a4", "j6-i6", "a4-b4", "a7-a4")),
+    # a5xa6, the General taking the Scout, starts a count: a6-a5, a5-a6.
+    "attack_starts_the_count": ({"a4": "G"}, {"a7": "S", SPARE_SCOUT: "S"}, (
+        "a4-a5", "a7-a6", "a5xa6", "j7-j6", "a6-a5", "j6-i6", "a5-a6",
+        "i6-i7")),
+    # a4xa5 is the 3rd move between a4 and a5.
+    "attack_continues_the_count": ({"a4": "G"}, {"a7": "S", SPARE_SCOUT: "S"},
+                                   ("a4-a5", "j7-j6", "a5-a4", "a7-a5",
+                                    "a4xa5", "j6-i6")),
+    # a7-a5 and a5-a6 go back over the squares the move before crossed.
+    "scout_goes_back": ({"a4": "S"}, {SPARE_SCOUT: "S"}, (
+        "a4-a7", "j7-j6", "a7-a5", "j6-i6", "a5-a6", "i6-i7")),
+    # a8-a6 goes back over a4-a8's squares, a6-a8 back over a8-a6's.
+    "scout_turns_back": ({"a4": "S"}, {SPARE_SCOUT: "S"}, (
+        "a4-a8", "j7-j6", "a8-a6", "j6-i6", "a6-a8", "i6-i7")),
+    # a6-a5 goes on in a8-a6's direction: it starts a new count.
+    "scout_goes_on": ({"a4": "S"}, {SPARE_SCOUT: "S"}, (
+        "a4-a8", "j7-j6", "a8-a6", "j6-i6", "a6-a5", "i6-i7")),
+}
+
+
+def two_square_game(name: str) -> stratego.StrategoState:
+  """The position after `TWO_SQUARE_GAMES[name]`, player 0 to move."""
+  pieces0, pieces1, moves = TWO_SQUARE_GAMES[name]
+  state = fixed_state(pieces0, pieces1)
+  play(state, *moves)
+  return state
+
+
+def test_two_square_rule_forbids_an_attack_at_the_limit():
+  state = two_square_game("attack_at_the_limit")
+  assert targets(state, "b4") == {"b5", "b3", "c4"}  # Not a4, the Scout's.
+  with pytest.raises(ValueError, match="two-square rule"):
+    notation.parse_action(state, "b4xa4")
+
+
+@pytest.mark.parametrize("name,move", [("attack_starts_the_count", "a6-a5"),
+                                       ("attack_continues_the_count", "a5-a4")])
+def test_an_attack_counts_towards_the_two_square_rule(name, move):
+  state = two_square_game(name)
+  origin, target = move.split("-")
+  assert target not in targets(state, origin)
+  with pytest.raises(ValueError, match="two-square rule"):
+    notation.parse_action(state, move)
+
+
+def test_a_scout_going_back_over_the_squares_it_crossed_counts():
+  state = two_square_game("scout_goes_back")
+  # Only a6-a5 goes back over a5-a6's squares; a6-a4 goes beyond them.
+  assert "a5" not in targets(state, "a6")
+  assert {"a4", "a3", "a7", "b6"} <= targets(state, "a6")
+
+
+def test_after_a_scout_turns_back_the_count_goes_on_only_towards_the_turn():
+  state = two_square_game("scout_turns_back")
+  assert not {"a7", "a6"} & targets(state, "a8")
+  assert {"a5", "a4", "a9", "b8"} <= targets(state, "a8")
+  state = two_square_game("scout_goes_on")
+  assert "a6" in targets(state, "a5")  # Would be the 2nd of a new count.
 
 
 def test_a_player_without_legal_moves_loses():
