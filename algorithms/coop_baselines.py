@@ -25,6 +25,7 @@ exactly, over every deal.
 """
 
 import dataclasses
+import math
 from typing import Iterator, Optional
 
 import numpy as np
@@ -142,19 +143,36 @@ class _Step:
   reward: np.ndarray
 
 
+def _table_shapes(arrays: GameArrays, config: Config,
+                  runs: int) -> list[tuple[int, ...]]:
+  """Each player's table of the runs: [runs, stages, private states,
+  partner's greedy action (SAD's; else 1), actions]."""
+  width = arrays.legal.shape[2]
+  partner_width = width if config.algorithm == "sad" else 1
+  return [(runs, len(arrays.legal), n, partner_width, width)
+          for n in arrays.prior.shape]
+
+
+def table_bytes(mdp: pub_mdp.PubMdp, config: Config, runs: int) -> int:
+  """A lower bound of the bytes `train` allocates: the runs' tables of
+  values (float64, as `rng.uniform` draws them): the players', or the
+  coordinator's over the belief graph (`pub_mdp_q`)."""
+  if config.algorithm == "pub_mdp_q":
+    shapes = [(runs,) + pub_mdp.belief_graph(mdp).valid.shape]
+  else:
+    shapes = _table_shapes(GameArrays.of(mdp), config, runs)
+  return sum(map(math.prod, shapes)) * np.dtype(np.float64).itemsize
+
+
 class _TabularLearner:
   """Tables over (stage, private state, partner's greedy action, action)."""
 
   def __init__(self, arrays: GameArrays, config: Config, runs: int,
                rng: np.random.Generator):
     self.arrays, self.config, self.rng = arrays, config, rng
-    width = arrays.legal.shape[2]
-    partner_width = width if config.algorithm == "sad" else 1
     # Tiny noise breaks ties between equal values at random, per run.
-    self.tables = [
-        rng.uniform(0, 1e-6, (runs, len(arrays.legal), n, partner_width,
-                              width))
-        for n in arrays.prior.shape]
+    self.tables = [rng.uniform(0, 1e-6, shape)
+                   for shape in _table_shapes(arrays, config, runs)]
     if config.algorithm == "ia2c2":
       self.critic = np.zeros((runs, len(arrays.legal)) + arrays.prior.shape)
 

@@ -71,6 +71,7 @@ from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import population as population_lib
 from open_spiel_ext.algorithms.rl import versus as versus_lib
+from open_spiel_ext.games import batched
 from open_spiel_ext.games import engines
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import compilation_cache
@@ -284,6 +285,28 @@ def engine(game: pyspiel.Game, config: Any = None, **options: Any) -> Any:
 def is_continuous(config: Any) -> bool:
   """Whether the learners `config` configures act continuously."""
   return bool(getattr(config, "continuous", False))
+
+
+def carry_bytes(game: pyspiel.Game, learner_config: best_response.AnyConfig,
+                config: Config,
+                engine_options: Optional[Mapping[str, Any]] = None) -> int:
+  """A lower bound of the bytes a learner's carry takes
+  (`best_response.carry_bytes`), which the driver allocates to start each
+  learner from and each task to train one."""
+  env = engine(game, learner_config, **dict(engine_options or {}))
+  return best_response.carry_bytes(env, learner_config, config.num_envs)
+
+
+def entry_bytes(game: pyspiel.Game, learner_config: best_response.AnyConfig,
+                config: Config,
+                engine_options: Optional[Mapping[str, Any]] = None) -> int:
+  """A lower bound of the bytes the driver allocates to sample a payoff
+  entry (where payoffs are not exact): the games it plays at once
+  (`batched.games_bytes`)."""
+  env = engine(game, learner_config, **dict(engine_options or {}))
+  return batched.games_bytes(env, population_lib.entry_slots(
+      config.games_per_entry, config.entry_games_per_slot,
+      config.entry_batch))
 
 
 class _Trainer:

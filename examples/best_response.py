@@ -113,6 +113,9 @@ def main(argv: Sequence[str]) -> None:
   print(f"{_ALGORITHM.value} against {_OPPONENT.value} on {game}: "
         f"{dataclasses.asdict(config)}")
   with cli.user_input():
+    cli.check_memory(
+        best_response.carry_bytes(env, config, _NUM_ENVS.value),
+        ["num_envs"], on_device=True)
     learned, log = best_response.train_best_response(
         env, opponent, config, steps=_STEPS.value, num_envs=_NUM_ENVS.value,
         eval_every=_EVAL_EVERY.value, seed=_SEED.value, evaluator=evaluator,

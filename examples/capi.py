@@ -30,6 +30,7 @@ from absl import flags
 import open_spiel_ext
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.algorithms.capi import prescriptions
 from open_spiel_ext.experiments import capi_recipes
 from open_spiel_ext.experiments import coop_runs
 from open_spiel_ext.experiments import references
@@ -143,11 +144,15 @@ def main(argv: Sequence[str]) -> None:
       raise ValueError(f"need one or more seeds >= 0, got "
                        f"{','.join(_SEEDS.value) or 'none'}")
   with cli.user_input():
-    config_from_flags(seeds[0]).validate()
+    config = config_from_flags(seeds[0])
+    config.validate()
   game_string = game_from_flags()
   game = cli.parse_flag("game", game_string, open_spiel_ext.load_game)
   with cli.user_input("game"):
-    pub_mdp.build(game)
+    mdp = pub_mdp.build(game)
+  needed = prescriptions.acquired_bytes(mdp, config.acquisition,
+                                        config.num_prescriptions)
+  cli.check_task_memory(needed, ["num_prescriptions"])
   with cli.user_input("seeds"):
     coop_runs.check_distinct(seeds)
   with cli.user_input("output_dir"):

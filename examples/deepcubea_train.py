@@ -123,6 +123,8 @@ def main(argv: Sequence[str]) -> None:
       model_dtype=_MODEL_DTYPE.value, init_model=_INIT_MODEL.value)
   with cli.user_input():
     config.validate()
+  cli.check_memory(davi.Davi(config).training_bytes(),
+                   ["batch_size", "generation_batches"], on_device=True)
   print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}: {config}",
         flush=True)
   davi.train(config, run_config, log=lambda line: print(line, flush=True))

@@ -101,6 +101,8 @@ def main(argv: Sequence[str]) -> None:
       config = dataclasses.replace(config, network=dataclasses.replace(
           config.network, value_hidden=tuple(
               int(width) for width in _VALUE_LAYERS.value)))
+    cli.check_memory(belief_model.Trainer(blueprint, config).training_bytes(),
+                     ["num_envs", "batch_size"], on_device=True)
     log = belief_model.train(
         blueprint, _BLUEPRINT.value, config, _OUTPUT_DIR.value,
         _MAX_UPDATES.value, 60 * _MAX_MINUTES.value, _EVAL_EVERY.value,

@@ -97,6 +97,10 @@ def main(argv: Sequence[str]) -> None:
         _BELIEF_MODEL.value or shipped.belief_model_path(
             _PRESET.value, _BLUEPRINT.value))
     selfplay.check_spec(_PRESET.value, _BLUEPRINT.value, search)
+  if search["kind"] != "none":
+    chosen = selfplay.blueprint(_PRESET.value, _BLUEPRINT.value)
+    cli.check_task_memory(sparta.rollout_bytes(chosen, _BATCH.value),
+                          ["batch"], on_device=True)
   # A game can take minutes (SPARTA on full Hanabi, many rollouts): say what
   # runs before the first game's line.
   searching = ("no search" if search["kind"] == "none" else

@@ -79,6 +79,8 @@ def main(argv: Sequence[str]) -> None:
   rules = engine_lib.Rules.from_preset(_PRESET.value)
   with cli.user_input():
     config = config_from_flags()
+    cli.check_memory(r2d2.training_bytes(rules, config), ["num_envs"],
+                     on_device=True)
     log = r2d2.train(
         rules, config, _OUTPUT_DIR.value, _MAX_MOVES.value,
         60 * _MAX_MINUTES.value, _EVAL_EVERY.value, _EVAL_GAMES.value,

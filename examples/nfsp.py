@@ -86,6 +86,8 @@ def main(argv: Sequence[str]) -> None:
   if os.path.exists(checkpoint):
     print(f"resuming from {checkpoint}")
   with cli.user_input():
+    cli.check_memory(nfsp.state_bytes(env, config, _NUM_ENVS.value),
+                     ["num_envs"], on_device=True)
     average, log = nfsp.train_nfsp(
         env, config, steps=_STEPS.value, num_envs=_NUM_ENVS.value,
         eval_every=_EVAL_EVERY.value, seed=_SEED.value,

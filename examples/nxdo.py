@@ -33,6 +33,7 @@ from open_spiel_ext.algorithms.nxdo import driver as nxdo_driver
 from open_spiel_ext.algorithms.nxdo import oracles
 from open_spiel_ext.algorithms.nxdo import restricted_game
 from open_spiel_ext.algorithms.nxdo import solvers
+from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -72,6 +73,9 @@ def _run(game) -> nxdo_driver.NXDO:
       return nxdo_driver.NXDO(game, recipe.env, oracle,
                               solvers.ExactSolver(game), _VARIANT.value,
                               directory)
+    needed = best_response.carry_bytes(recipe.env, recipe.oracle_config,
+                                       _NUM_ENVS.value)
+    cli.check_memory(needed, ["num_envs"], on_device=True)
     return nxdo_driver.NXDO(game, recipe.env,
                             recipe.oracle(_NUM_ENVS.value, _SEED.value),
                             recipe.solver(_NUM_ENVS.value, _SEED.value),

@@ -123,6 +123,8 @@ def _learned(game: pyspiel.Game) -> None:
     p2sro.engine(game, learner_config)
     evaluator = _evaluator(game)
   with cli.user_input():
+    cli.check_memory(p2sro.carry_bytes(game, learner_config, config),
+                     ["num_envs"], on_device=True)
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator)
   with pipeline:

@@ -43,9 +43,11 @@ from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.experiments import stratego_recipes
+from open_spiel_ext.games import batched
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
+import pyspiel
 
 _GAME = flags.DEFINE_string("game", stratego_recipes.GAME, "A Stratego game.")
 _DEVICE = flags.DEFINE_enum(
@@ -207,6 +209,19 @@ def _plot(log: list[p2sro.LogEntry], evaluations: list[dict[str, Any]],
         ylabel="score rate (draw = half)", yscale="linear")
 
 
+def _check_memory(game: pyspiel.Game, learner_config: ppo.Config,
+                  config: p2sro.Config, env: env_lib.StrategoEnv) -> None:
+  """Refuses sizes whose learners, payoff entries or bot matches cannot fit
+  (`cli.check_memory`)."""
+  options = learners.ENGINE_OPTIONS
+  cli.check_memory(p2sro.carry_bytes(game, learner_config, config, options),
+                   ["num_envs"], on_device=True)
+  cli.check_memory(p2sro.entry_bytes(game, learner_config, config, options),
+                   ["entry_batch", "games_per_entry"], on_device=True)
+  cli.check_memory(batched.games_bytes(env, _EVAL_GAMES.value),
+                   ["eval_games"], on_device=True)
+
+
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -224,6 +239,7 @@ def main(argv: Sequence[str]) -> None:
   bots_path = os.path.join(output_dir, "bots.jsonl")
   print(f"P2SRO on {game}: {dataclasses.asdict(config)}, {learner_config}")
   with cli.user_input():
+    _check_memory(game, learner_config, config, env)
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator=None,
                               engine_options=learners.ENGINE_OPTIONS,

@@ -70,9 +70,13 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   configs = configs_from_flags()
+  mdps = []
   for game in _GAMES.value:
     with cli.user_input(f"games={game}"):
-      pub_mdp.build(open_spiel_ext.load_game(game))
+      mdps.append(pub_mdp.build(open_spiel_ext.load_game(game)))
+  needed = max((coop_baselines.table_bytes(mdp, config, _RUNS.value)
+                for mdp in mdps for config in configs), default=0)
+  cli.check_task_memory(needed, ["runs"])  # A task: a game, an algorithm.
   with cli.executor_from_flags() as executor:
     table = coop_runs.run_table(_GAMES.value, configs, _RUNS.value,
                                 _SEED.value, executor, _OUTPUT_DIR.value)

@@ -23,6 +23,7 @@ from typing import Any, Callable, NamedTuple, Optional, Protocol, Union
 import jax
 import numpy as np
 
+from open_spiel_ext.utils import memory
 import pyspiel
 
 GAME_OVER = -1  # `current_player` of a finished game.
@@ -96,6 +97,15 @@ class BatchedEnv(Protocol):
     check_actions(self.name, np.asarray(state.legal_action_mask), finished,
                   np.asarray(actions))
     return self.step(state, actions)
+
+
+def games_bytes(env: BatchedEnv, batch: int) -> int:
+  """A lower bound of the bytes of playing `batch` games of a JAX engine at
+  once: their state from `init`, as `jax.eval_shape` sizes it without
+  allocating."""
+  return memory.tree_bytes(jax.eval_shape(
+      lambda key: env.init(jax.random.split(key, batch)),
+      jax.random.PRNGKey(0)))
 
 
 def check_env(env: Any) -> None:

@@ -31,6 +31,12 @@ command line set, to change the recipe with.
 `define_executor_flags()` gives an example --executor, --workers and
 --ray_address; `executor_from_flags()` builds the executor they name
 (`utils/executors.py`).
+
+`check_memory(needed_bytes, flags)` refuses a run that cannot fit in the
+memory free here (`utils/memory.py`) before any work, in such a line naming
+the size flags to lower, rather than an abort at allocation deep inside (in
+XLA after compiling, or a worker killed for memory); `check_task_memory`
+does so for what one executor task allocates.
 """
 
 import contextlib
@@ -49,6 +55,7 @@ from absl import flags
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import compilation_cache
 from open_spiel_ext.utils import executors
+from open_spiel_ext.utils import memory
 import pyspiel
 
 USAGE_ERROR_EXIT_CODE = 2
@@ -284,3 +291,46 @@ def executor_from_flags() -> executors.Executor:
                                    values.ray_address)
   except (ValueError, ImportError) as error:
     raise app.UsageError(f"--executor={values.executor}: {error}") from None
+
+
+def check_memory(needed_bytes: float, flag_names: Sequence[str],
+                 on_device: bool = False,
+                 flag_values: flags.FlagValues = flags.FLAGS) -> None:
+  """Refuses a run that needs more memory than is free here, before its
+  work: a UsageError naming the flags of `flag_names` that the command line
+  gave (all of them if it gave none) with their values, e.g.
+  `--num_envs=100000000: needs at least 37.2 GiB, more than the 21.0 GiB
+  free here; lower it`.
+
+  Args:
+    needed_bytes: a lower bound of what the run allocates (what it cannot do
+      without, e.g. its carry as `jax.eval_shape` sizes it), so that only a
+      run that cannot work is refused and no flag needs to override it.
+    flag_names: the flags that set the sizes it was estimated from.
+    on_device: the memory is JAX's default device's (an accelerator's own,
+      `memory.device_available_bytes`), not the machine's
+      (`memory.available_bytes`).
+    flag_values: where the flags are.
+  """
+  free = (memory.device_available_bytes() if on_device else
+          memory.available_bytes())
+  if needed_bytes <= free:
+    return
+  named = [name for name in flag_names
+           if flag_values[name].present] or list(flag_names)
+  raise app.UsageError(
+      ", ".join(f"--{name}={flag_values[name].value}" for name in named) +
+      f": needs at least {needed_bytes / 2**30:.1f} GiB, more than the "
+      f"{free / 2**30:.1f} GiB free here; lower "
+      f"{'it' if len(named) == 1 else 'them'}")
+
+
+def check_task_memory(needed_bytes: float, flag_names: Sequence[str],
+                      on_device: bool = False,
+                      flag_values: flags.FlagValues = flags.FLAGS) -> None:
+  """`check_memory` of what one task of the executor that
+  `define_executor_flags` configures allocates, where its tasks run on this
+  machine (not on a Ray cluster joined with --ray_address, whose machines
+  may have more)."""
+  if not flag_values.ray_address:
+    check_memory(needed_bytes, flag_names, on_device, flag_values)

@@ -8,6 +8,7 @@ reach bits), so beliefs must fit in 62 bits (`check_packable`).
 """
 
 import dataclasses
+import math
 import time
 from typing import NamedTuple, Optional, Sequence
 
@@ -101,6 +102,20 @@ def acquire(stage: pub_mdp.Stage, belief: pub_mdp.Belief,
             np.broadcast_to(np.zeros(1, np.int64), (k, len(supports[p])))
             for p in range(2)]
   return gammas[0], gammas[1], priority
+
+
+def acquired_bytes(mdp: pub_mdp.PubMdp, acquisition: str, k: int) -> int:
+  """A lower bound of the bytes CAPI allocates: the prescriptions `acquire`
+  returns at the first decision, K of them (with "most_likely", at most as
+  many as there are), each an int64 local action per private state of an
+  acting player on the initial belief's support."""
+  belief = mdp.initial_belief()
+  stage = mdp.stages[belief.stage]
+  widths = [stage.num_actions(p) for p in stage.actors
+            for _ in np.flatnonzero(belief.reach[p])]
+  if acquisition == "most_likely":
+    k = min(k, math.prod(widths))
+  return k * len(widths) * np.dtype(np.int64).itemsize
 
 
 def sample_rows(rng: np.random.Generator, probabilities: np.ndarray,

@@ -41,6 +41,7 @@ from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.games.puzzles import single_player
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import memory
 
 SCRAMBLES = ("walk", "distinct")
 CHECKPOINT = "checkpoint.pkl"
@@ -228,6 +229,22 @@ class Davi:
                                           self.engine.encode(states), True)
     return training.init_train_state(params, net_state, self.optimizer,
                                      with_target=True)
+
+  def training_bytes(self) -> int:
+    """A lower bound of the bytes training allocates: the training state
+    (θ, the target, Adam's moments), one call's generated states and a
+    batch's encoding (the network's input), as `jax.eval_shape` sizes them
+    without allocating; the step's activations, not counted, take tens of
+    times more."""
+    size = self.config.batch_size
+
+    def allocated(key):
+      states = self.training_states(key,
+                                    self.config.generation_batches * size)
+      return self.init(), states, self.engine.encode(states[:size])
+
+    return memory.tree_bytes(jax.eval_shape(allocated,
+                                            jax.random.PRNGKey(0)))
 
   def from_model(self, path: str) -> training.TrainState:
     """θ and the target from a model file of the same network; fresh Adam."""

@@ -54,6 +54,7 @@ from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import memory
 from open_spiel_ext.utils import reporting
 
 
@@ -418,6 +419,20 @@ class Trainer:
 
   def _evaluate(self, params: hk.Params, games: Games) -> jax.Array:
     return jnp.stack(self._losses(params, games))
+
+  def training_bytes(self) -> int:
+    """A lower bound of the bytes `train` allocates: the model and Adam's
+    moments, the replay buffer, a collection's `num_envs` games and an
+    update's `batch_size` rows, as `jax.eval_shape` sizes them without
+    allocating."""
+
+    def allocated(key):
+      buffer = self.empty_buffer()
+      return (self.init(key), buffer, self.rows(self.blueprint.params, key),
+              buffers.sample(buffer, key, self.config.batch_size))
+
+    return memory.tree_bytes(jax.eval_shape(allocated,
+                                            jax.random.PRNGKey(0)))
 
   def seconds_per_update(self) -> float:
     """One update's seconds on this device, timed after compiling, on a

@@ -43,6 +43,7 @@ from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import memory
 from open_spiel_ext.utils import reporting
 
 
@@ -265,6 +266,21 @@ class Trainer:
 def trainer(rules: engine_lib.Rules, config: Config) -> Trainer:
   """The trainer of `rules` and `config`, compiled once per process."""
   return Trainer(rules, config)
+
+
+def training_bytes(rules: engine_lib.Rules, config: Config) -> int:
+  """A lower bound of the bytes `train` allocates: what it keeps between
+  unrolls (the networks and Adam's moments, the replay ring, the `num_envs`
+  games in progress and the segment waiting to be stored), as
+  `jax.eval_shape` sizes it without allocating."""
+  run = trainer(rules, config)
+
+  def kept(key):
+    train_state, actors = run.init(key)
+    actors, segment, _ = run.collect(train_state.params, actors, key)
+    return train_state, run.empty_buffer(), actors, segment
+
+  return memory.tree_bytes(jax.eval_shape(kept, jax.random.PRNGKey(0)))
 
 
 # The training run.

@@ -35,6 +35,7 @@ from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import memory
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +157,18 @@ def sample_games(engine: engine_lib.HanabiEngine,
   from its exact belief (`complete_games`)."""
   hands = exact_sampler(engine.rules, game, belief)(count, rng)
   return complete_games(engine, game, belief.player, hands, rng)
+
+
+def rollout_bytes(blueprint: blueprints.Blueprint, batch: int) -> int:
+  """A lower bound of the bytes a search allocates: `batch` rollouts' games
+  and the blueprint's memory of them, as `jax.eval_shape` sizes them
+  without allocating."""
+
+  def rollouts(key):
+    states = blueprint.engine.init(jax.random.split(key, batch))
+    return states, blueprint.start(blueprint.params, states)
+
+  return memory.tree_bytes(jax.eval_shape(rollouts, jax.random.PRNGKey(0)))
 
 
 def _batch_of(row, size: int):

@@ -31,6 +31,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from open_spiel_ext.games.puzzles import single_player
+from open_spiel_ext.utils import memory
 
 BatchHeuristic = Callable[[np.ndarray], np.ndarray]
 
@@ -102,21 +103,9 @@ def resident_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def available_bytes() -> int:
-  """Memory the machine can give without swapping (MemAvailable on Linux)."""
-  try:
-    with open("/proc/meminfo", encoding="ascii") as meminfo:
-      for line in meminfo:
-        if line.startswith("MemAvailable:"):
-          return int(line.split()[1]) * 1024
-  except OSError:
-    pass
-  return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-
-
 def default_memory_limit() -> int:
   """The growth a search may take: a fraction of the memory available now."""
-  return int(AVAILABLE_MEMORY_FRACTION * available_bytes())
+  return int(AVAILABLE_MEMORY_FRACTION * memory.available_bytes())
 
 
 def engine_expander(

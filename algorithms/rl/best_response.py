@@ -35,6 +35,7 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus as versus_lib
 from open_spiel_ext.games import batched
+from open_spiel_ext.utils import memory
 
 AnyConfig = Union[dqn.Config, ppo.Config, sac.Config]
 LEARNERS = {dqn.Config: dqn.DQN, ppo.Config: ppo.PPO, sac.Config: sac.SAC}
@@ -50,6 +51,19 @@ def make_learner(config: AnyConfig, versus: versus_lib.VersusEnv,
   raise ValueError(f"config must be one of "
                    f"{[c.__module__ + '.Config' for c in LEARNERS]}, got "
                    f"{type(config).__name__}")
+
+
+def carry_bytes(env: Any, config: AnyConfig, num_envs: int,
+                seats: Any = versus_lib.ALTERNATE) -> int:
+  """A lower bound of the bytes `train_best_response` allocates on a JAX
+  engine: its carry (the learner's state, `num_envs` games in progress), as
+  `jax.eval_shape` sizes it without allocating; the opponent's parameters,
+  which the carry does not hold, are not counted."""
+  versus = versus_lib.VersusEnv(env, opponents_lib.uniform_for(env), seats)
+  learner = make_learner(config, versus, num_envs)
+  return memory.tree_bytes(jax.eval_shape(
+      lambda key: learner_lib.init_carry(learner, versus, key, num_envs),
+      jax.random.PRNGKey(0)))
 
 
 class LogEntry(NamedTuple):

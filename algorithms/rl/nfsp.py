@@ -37,6 +37,7 @@ from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import memory
 
 NUM_PLAYERS = 2
 
@@ -272,6 +273,14 @@ class LogEntry(NamedTuple):
   # The best response's mean return against the average policy in this
   # stretch's games (see StepMetrics); NaN if there were none.
   response_return: float
+
+
+def state_bytes(env: Any, config: Config, num_envs: int) -> int:
+  """A lower bound of the bytes `train_nfsp` allocates: its state (the
+  networks, the buffers, `num_envs` games in progress), as `jax.eval_shape`
+  sizes it without allocating."""
+  return memory.tree_bytes(jax.eval_shape(NFSP(config, env, num_envs).init,
+                                          jax.random.PRNGKey(0)))
 
 
 def train_nfsp(env: Any, config: Config, *, steps: int, num_envs: int = 64,

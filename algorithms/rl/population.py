@@ -86,6 +86,14 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
   return _ENTRY_GAMES[env, apply, batch, per_slot]
 
 
+def entry_slots(games_per_entry: int, games_per_slot: int,
+                entry_batch: int) -> int:
+  """Slots a sampled entry plays its games in at once: enough for
+  `games_per_entry` games at `games_per_slot` a slot, at most `entry_batch`,
+  at least one per seat."""
+  return max(2, min(-(-games_per_entry // games_per_slot), entry_batch))
+
+
 class Population:
   """Members of one architecture and their payoff table."""
 
@@ -244,8 +252,7 @@ class Population:
         opponents.of_networks(self.apply, self.members[k],
                               continuous=self._continuous) for k in (i, j))
     per_slot = self.entry_games_per_slot
-    batch = max(2, min(-(-self.games_per_entry // per_slot),
-                       self.entry_batch))
+    batch = entry_slots(self.games_per_entry, per_slot, self.entry_batch)
     games = _entry_games(self.env, self.apply, opponent, batch, per_slot)
     # Keyed by the pair, not by a running key: a resumed run (whose
     # checkpoint keeps the table, not a key) samples the entries it adds
