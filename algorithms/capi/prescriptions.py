@@ -105,17 +105,22 @@ def acquire(stage: pub_mdp.Stage, belief: pub_mdp.Belief,
 
 
 def acquired_bytes(mdp: pub_mdp.PubMdp, acquisition: str, k: int) -> int:
-  """A lower bound of the bytes CAPI allocates: the prescriptions `acquire`
-  returns at the first decision, K of them (with "most_likely", at most as
-  many as there are), each an int64 local action per private state of an
-  acting player on the initial belief's support."""
+  """A lower bound of the bytes CAPI allocates at once at the first
+  decision: the prescriptions `acquire` returns, K of them (with
+  "most_likely", at most as many as there are), each an int64 local action
+  per private state of an acting player on the initial belief's support,
+  and, while they are held, `score`'s float64 probability of each joint
+  action under each prescription (where the stage goes on)."""
   belief = mdp.initial_belief()
   stage = mdp.stages[belief.stage]
   widths = [stage.num_actions(p) for p in stage.actors
             for _ in np.flatnonzero(belief.reach[p])]
   if acquisition == "most_likely":
     k = min(k, math.prod(widths))
-  return k * len(widths) * np.dtype(np.int64).itemsize
+  outcomes = 0 if stage.terminal_only else (
+      stage.num_actions(0) * stage.num_actions(1) *
+      np.dtype(np.float64).itemsize)
+  return k * (len(widths) * np.dtype(np.int64).itemsize + outcomes)
 
 
 def sample_rows(rng: np.random.Generator, probabilities: np.ndarray,

@@ -2,6 +2,7 @@
 
 import itertools
 import pickle
+import tracemalloc
 import zlib
 
 import jax
@@ -103,6 +104,30 @@ def test_batched_scores_equal_one_prescription_at_a_time(game, acquisition):
     if next_beliefs:
       beliefs.append(next_beliefs[rng.integers(len(next_beliefs))])
   assert len(beliefs) >= 2
+
+
+@pytest.mark.parametrize("game,acquisition", [
+    ("tiny_hanabi_a", "sample"), ("tiny_hanabi_a", "most_likely"),
+    ("trade_comm(num_items=3)", "sample")])
+def test_acquired_bytes_is_at_most_the_first_decisions_peak(game,
+                                                            acquisition):
+  """The memory check's estimate (`acquired_bytes`) is a lower bound of
+  what acquiring and scoring the first decision's prescriptions allocates
+  (numpy's allocations, as tracemalloc counts them)."""
+  mdp = pub_mdp.build(pyspiel.load_game(game))
+  learner = capi.Capi(mdp, capi_config.Config(
+      num_prescriptions=20_000, acquisition=acquisition, policy="tabular",
+      seed=1))
+  belief = mdp.initial_belief()
+  rows = learner.model.row_probabilities([belief])[0]
+  tracemalloc.start()
+  try:
+    learner._score(belief, *learner._acquire(belief, rows, explore=False))  # pylint: disable=protected-access
+    peak = tracemalloc.get_traced_memory()[1]
+  finally:
+    tracemalloc.stop()
+  estimate = prescriptions.acquired_bytes(mdp, acquisition, 20_000)
+  assert 0 < estimate <= peak
 
 
 def test_each_depth_weighs_the_same_in_the_losses():
