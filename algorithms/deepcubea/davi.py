@@ -500,8 +500,11 @@ def train(config: Config, run_config: RunConfig,
   with checkpoints.interrupts_held() as interrupts:
     while progress.iteration < run_config.iterations and (
         elapsed() < run_config.max_seconds):
-      train_state, losses = davi.train_step(
-          train_state, jax.random.fold_in(train_key, progress.iteration))
+      # Waiting for each step keeps the clock, the checkpoints and Ctrl-C to
+      # one step: JAX's asynchronous dispatch would queue up to check_every
+      # iterations ahead (a Ctrl-C on the cube waited minutes for them).
+      train_state, losses = jax.block_until_ready(davi.train_step(
+          train_state, jax.random.fold_in(train_key, progress.iteration)))
       progress.iteration += step
       window.append(losses)
       if progress.iteration % config.check_every == 0:
