@@ -53,8 +53,8 @@ _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
                                  "'rules' or a shipped strength.")
-_VARIANTS = flags.DEFINE_multi_enum("variants", list(VARIANTS), VARIANTS,
-                                    "The trainers compared.")
+_VARIANTS = cli.define_choice_list("variants", VARIANTS, list(VARIANTS),
+                                   "The trainers compared.")
 _MINUTES = flags.DEFINE_float("minutes", 15.0,
                               "Training minutes of each variant.")
 _EVAL_EVERY_MINUTES = flags.DEFINE_float(

@@ -46,8 +46,8 @@ from open_spiel_ext.utils import reporting
 
 TABLES = ("blueprints", "hand_sizes")
 HAND_SIZE_PRESETS = ("full", "six_cards", "seven_cards")
-_TABLES = flags.DEFINE_multi_enum("tables", ["blueprints"], TABLES,
-                                  "Which tables to run.")
+_TABLES = cli.define_choice_list("tables", TABLES, ["blueprints"],
+                                 "Which tables to run.")
 _PRESET = flags.DEFINE_string("preset", "small", "Variant of the "
                               "blueprints table.")
 _BLUEPRINTS = flags.DEFINE_list("blueprints", ["rules", "strong"],

@@ -54,8 +54,8 @@ _GAMES = flags.DEFINE_integer("games", 5, "Random games.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 100, "Iterations per run.")
 _LEARNERS = flags.DEFINE_integer("learners", 4,
                                  "Active policies of the parallel methods.")
-_EXPERIMENTS = flags.DEFINE_multi_enum(
-    "experiments", ["normal_form", "leduc"], ["normal_form", "leduc"],
+_EXPERIMENTS = cli.define_choice_list(
+    "experiments", ("normal_form", "leduc"), ["normal_form", "leduc"],
     "Which experiments to run.")
 _LEDUC_METHODS = flags.DEFINE_list(
     "methods", ["p2sro", "naive", "rectified", "dch"],
