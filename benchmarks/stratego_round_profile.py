@@ -13,11 +13,13 @@ Parts (--parts):
   --output_dir/before and after; the run itself is left alone): seconds per
   round split into tasks, payoff entries and checkpoints, episodes per
   round, seconds per episode, entry games per round;
-- entries (needs --run_dir): seconds per payoff-entry game for each value
-  of --games_per_slot (games an entry's call deals per slot as they free
-  up), side by side in one process: the run's newest member against every
-  member, --entry_games games an entry in calls of the run's entry_batch
-  slots;
+- entries (needs --run_dir): seconds per payoff-entry game for each
+  number of slots in --entry_batches (a call's games played at once; the
+  run's entry_batch by default) and each value of --games_per_slot (games a
+  call deals per slot as they free up), side by side in one process: the
+  run's newest member against every member, at most --entry_games games an
+  entry, fewer once its standard error is at most --entry_standard_error
+  (each call's end is where an entry may stop);
 - history (needs --run_dir): the run's own rounds, their time split as the
   population grew (its metrics.jsonl, next to population/).
 
@@ -34,7 +36,7 @@ import json
 import os
 import shutil
 import time
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -69,9 +71,16 @@ _AFTER = flags.DEFINE_list(
     "rounds: the changed settings, name=value of p2sro.Config's fields.")
 _GAMES_PER_SLOT = flags.DEFINE_list(
     "games_per_slot", ["1", "3"], "entries: entry_games_per_slot values.")
+_ENTRY_BATCHES = flags.DEFINE_list(
+    "entry_batches", [], "entries: slots an entry's call plays at once "
+    "(default: the run's entry_batch).")
 _ENTRY_GAMES = flags.DEFINE_integer(
-    "entry_games", 600, "entries: games an entry plays (rounded up to whole "
-    "calls).")
+    "entry_games", 600, "entries: games an entry plays at most (rounded up "
+    "to whole calls).", lower_bound=1)
+_ENTRY_STANDARD_ERROR = flags.DEFINE_float(
+    "entry_standard_error", 0.0, "entries: an entry stops after the call "
+    "that brings its standard error to at most this (0: every game).",
+    lower_bound=0.0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the forks, JSON and PNG go.")
 cli.define_executor_flags(workers=2)
@@ -153,9 +162,11 @@ def _rounds(label: str, run: p2sro.SavedRun,
           rounds}
 
 
-def entry_costs(per_slot_values: Sequence[int]) -> list[dict[str, Any]]:
+def entry_costs(batches: Sequence[Optional[int]],
+                per_slot_values: Sequence[int]) -> list[dict[str, Any]]:
   """Seconds per entry game of the run's newest member against each member,
-  for each games-per-slot value, one after the other."""
+  for each number of slots (None: the run's) and games-per-slot value, one
+  after the other."""
   run = p2sro.saved_run(_RUN_DIR.value)
   state_path = os.path.join(_RUN_DIR.value, p2sro.STATE_FILE)
   saved = checkpoints.restore(state_path,
@@ -166,33 +177,39 @@ def entry_costs(per_slot_values: Sequence[int]) -> list[dict[str, Any]]:
   members = saved.extra["population"]["members"]
   game = open_spiel_ext.load_game(run.game)
 
-  def of_members(size, games_per_entry, per_slot):
+  def of_members(size, games_per_entry, batch, per_slot, standard_error=0.0):
     made = population_lib.Population(
         game, trainer.apply, trainer.env, games_per_entry=games_per_entry,
-        exact=False, seed=run.config.seed, entry_batch=run.config.entry_batch,
+        exact=False, seed=run.config.seed,
+        entry_standard_error=standard_error, entry_batch=batch,
         entry_games_per_slot=per_slot)
     made.restore({"members": members[:size], "tables": [],
                   "payoffs": np.zeros((size, size))})
     return made
 
   rows = []
-  for per_slot in per_slot_values:
-    # One call against one member compiles the entry's games, warms them.
-    of_members(1, run.config.entry_batch * per_slot, per_slot).payoffs_with(
-        [members[-1]])
-    population = of_members(len(members), _ENTRY_GAMES.value, per_slot)
-    started = time.perf_counter()
-    payoffs = population.payoffs_with([members[-1]])
-    seconds = time.perf_counter() - started
-    games = population.entry_games
-    rows.append({"games_per_slot": per_slot, "members": len(population),
-                 "games": games, "seconds": seconds,
-                 "seconds_per_game": seconds / games,
-                 "payoffs": payoffs[-1, :-1].tolist()})
-    print(f"{per_slot} games a slot: {games} games in {seconds:.0f} s, "
-          f"{seconds / games * 1e3:.0f} ms a game", flush=True)
+  for batch in batches:
+    for per_slot in per_slot_values:
+      slots = population_lib.entry_slots(
+          _ENTRY_GAMES.value, per_slot, batch or run.config.entry_batch)
+      # One call against one member compiles the entry's games, warms them.
+      of_members(1, slots * per_slot, slots, per_slot).payoffs_with(
+          [members[-1]])
+      population = of_members(len(members), _ENTRY_GAMES.value, slots,
+                              per_slot, _ENTRY_STANDARD_ERROR.value)
+      started = time.perf_counter()
+      payoffs = population.payoffs_with([members[-1]])
+      seconds = time.perf_counter() - started
+      games = population.entry_games
+      rows.append({"slots": slots, "games_per_slot": per_slot,
+                   "members": len(population), "games": games,
+                   "seconds": seconds, "seconds_per_game": seconds / games,
+                   "payoffs": payoffs[-1, :-1].tolist()})
+      print(f"{slots} slots, {per_slot} games a slot: {games} games in "
+            f"{seconds:.0f} s, {seconds / games * 1e3:.0f} ms a game",
+            flush=True)
   for row in rows:
-    row["times_one_a_slot"] = row["seconds_per_game"] / rows[0][
+    row["times_first"] = row["seconds_per_game"] / rows[0][
         "seconds_per_game"]
   return rows
 
@@ -239,9 +256,9 @@ def plot(results: dict[str, Any], path: str) -> None:
       axis.legend()
     elif name == "entries":
       rows = results["entries"]
-      axis.bar([str(r["games_per_slot"]) for r in rows],
+      axis.bar([f"{r['slots']} × {r['games_per_slot']}" for r in rows],
                [r["seconds_per_game"] * 1e3 for r in rows])
-      axis.set_xlabel("games an entry's call deals per slot")
+      axis.set_xlabel("slots × games a call deals per slot")
       axis.set_ylabel("ms per entry game")
       axis.set_title(f"Payoff entries, {rows[0]['members']} members")
     else:
@@ -300,13 +317,17 @@ def main(argv: Sequence[str]) -> None:
   if "entries" in parts:
     with cli.user_input("games_per_slot"):
       per_slot_values = [int(text) for text in _GAMES_PER_SLOT.value]
-    results["entries"] = entry_costs(per_slot_values)
+    with cli.user_input("entry_batches"):
+      batches = [int(text) for text in _ENTRY_BATCHES.value] or [None]
+    results["entries"] = entry_costs(batches, per_slot_values)
     print(reporting.markdown_table(
-        ["games a slot", "members", "games", "s", "ms / game",
-         "× one a slot"],
-        [[r["games_per_slot"], r["members"], r["games"], f"{r['seconds']:.0f}",
-          f"{r['seconds_per_game'] * 1e3:.0f}",
-          f"{r['times_one_a_slot']:.2f}"] for r in results["entries"]]))
+        ["slots", "games a slot", "members", "games", "s", "ms / game",
+         "× the first row", "payoffs"],
+        [[r["slots"], r["games_per_slot"], r["members"], r["games"],
+          f"{r['seconds']:.0f}", f"{r['seconds_per_game'] * 1e3:.0f}",
+          f"{r['times_first']:.2f}",
+          " ".join(f"{p:+.2f}" for p in r["payoffs"])]
+         for r in results["entries"]]))
   if "history" in parts:
     results["history"] = history(os.path.join(
         os.path.dirname(os.path.abspath(_RUN_DIR.value)), "metrics.jsonl"))

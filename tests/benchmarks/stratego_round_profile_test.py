@@ -1,26 +1,46 @@
 """The round profile of issue 44 item 1, end to end on a tiny Stratego run:
-its entries part times each games-per-slot value on the run's members."""
+its entries part times each number of slots and games-per-slot value on the
+run's members."""
 
 import json
+import math
 
 import pytest
 
 
 @pytest.mark.slow
-def test_entries_are_timed_for_each_games_per_slot(run_python,
-                                                  tiny_stratego_run,
-                                                  tmp_path):
+def test_entries_are_timed_for_each_slot_count_and_games_per_slot(
+    run_python, tiny_stratego_run, tmp_path):
   output = run_python("benchmarks/stratego_round_profile.py", "--parts=entries",
                       f"--run_dir={tiny_stratego_run}",
-                      "--games_per_slot=1,3", "--entry_games=12",
-                      f"--output_dir={tmp_path / 'out'}")
+                      "--entry_batches=4,6", "--games_per_slot=1,3",
+                      "--entry_games=12", f"--output_dir={tmp_path / 'out'}")
   assert "ms / game" in output
   rows = json.loads((tmp_path / "out" / "stratego_round_profile.json")
                     .read_text())["entries"]
-  assert [row["games_per_slot"] for row in rows] == [1, 3]
+  # Slots as asked, but no more than a call's games need: 12 games at 3 a
+  # slot fill 4 of 6.
+  assert [(row["slots"], row["games_per_slot"]) for row in rows] == [
+      (4, 1), (4, 3), (6, 1), (4, 3)]
   for row in rows:
-    # The newest member against each member, 12 games an entry.
-    assert row["games"] == 12 * row["members"]
+    # The newest member against each member, 12 games an entry in whole
+    # calls of slots x games a slot.
+    call = row["slots"] * row["games_per_slot"]
+    assert row["games"] == math.ceil(12 / call) * call * row["members"]
     # Payoffs of whole games of returns in [-1, 1].
     assert all(-1 <= payoff <= 1 for payoff in row["payoffs"])
   assert (tmp_path / "out" / "stratego_round_profile.png").exists()
+
+
+@pytest.mark.slow
+def test_entries_stop_at_the_standard_error(run_python, tiny_stratego_run,
+                                            tmp_path):
+  # A seat-averaged mean of returns in [-1, 1] over a call of 4 games has a
+  # standard error of at most 1, so every entry stops after its first call.
+  run_python("benchmarks/stratego_round_profile.py", "--parts=entries",
+             f"--run_dir={tiny_stratego_run}", "--entry_batches=4",
+             "--games_per_slot=1", "--entry_games=12",
+             "--entry_standard_error=1", f"--output_dir={tmp_path / 'out'}")
+  row, = json.loads((tmp_path / "out" / "stratego_round_profile.json")
+                    .read_text())["entries"]
+  assert row["games"] == 4 * row["members"]
