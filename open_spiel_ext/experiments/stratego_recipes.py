@@ -18,13 +18,18 @@ LEARNING_RATE = 3e-4
 # its mean return gains less than 0.02 in a round after 4,096 steps, new
 # learners warm-started from the newest one (a policy started from scratch
 # would get only its own 20-30 minutes of this CPU to relearn the basics),
-# payoff entries of at most 300 games. On a GPU, batches 16 times larger at
-# the same number of games per round (the steps a round 16 times fewer),
-# several learner processes sharing the GPU.
+# payoff entries of at most 300 games; and the round's costs cut as
+# docs/stratego.md measures them: a task trains against 4 members drawn from
+# its mixture, an entry stops once its standard error is 0.05, its games
+# dealt 3 a slot to 17 slots (calls of 51 games). On a GPU, batches 16
+# times larger at the same number of games per round (the steps a round 16
+# times fewer), several learner processes sharing the GPU.
 P2SRO_DEVICES = {
     "cpu": {"learners": 2, "chunk_steps": 256, "min_steps": 4_096,
             "plateau_gain": 0.02, "num_envs": 128, "games_per_entry": 300,
-            "entry_batch": 300, "warm_start": True},
+            "task_opponents": 4, "entry_standard_error": 0.05,
+            "entry_batch": 17, "entry_games_per_slot": 3,
+            "warm_start": True},
     "gpu": {"learners": 2, "chunk_steps": 16, "min_steps": 256,
             "plateau_gain": 0.02, "num_envs": 2_048, "games_per_entry": 300,
             "entry_batch": 300, "warm_start": True},
