@@ -319,6 +319,8 @@ def main(argv: Sequence[str]) -> None:
       per_slot_values = [int(text) for text in _GAMES_PER_SLOT.value]
     with cli.user_input("entry_batches"):
       batches = [int(text) for text in _ENTRY_BATCHES.value] or [None]
+      if any(batch < 2 for batch in batches if batch is not None):
+        raise ValueError("slots must be at least 2 (a game per seat)")
     results["entries"] = entry_costs(batches, per_slot_values)
     print(reporting.markdown_table(
         ["slots", "games a slot", "members", "games", "s", "ms / game",
