@@ -11,7 +11,8 @@ population/ folder, --run_dir), each a part (--parts):
   whose plateau rule never fires, for --rounds rounds: does the lowest
   learner's return keep rising after the round the rule would have fixed it
   (marked)? The same command resumes an interrupted fork (its own
-  checkpoint, and the round it forked at in hold/forked.json);
+  checkpoint, and the round it forked at in hold/forked.json, written once
+  its first round is saved);
 - precision: the payoff table redrawn within its entries' standard errors
   (--samples tables), solved by the run's meta-solver, for each population
   size: how far the meta-Nash moves, and how exploitable the meta-Nash of
@@ -130,7 +131,14 @@ def hold(run: p2sro.SavedRun, run_dir: str) -> dict[str, Any]:
   learner's returns, and the round the run's rule would have fixed it."""
   directory = os.path.join(_OUTPUT_DIR.value, "hold")
   forked_path = os.path.join(directory, "forked.json")
-  if not os.path.exists(forked_path):  # A new fork (none or half made).
+  if os.path.exists(forked_path):
+    with open(forked_path, encoding="utf-8") as f:
+      forked = json.load(f)
+    if forked["run_dir"] != os.path.abspath(run_dir):
+      raise ValueError(f"{directory} holds a fork of {forked['run_dir']}, "
+                       f"not of --run_dir={run_dir}: give another "
+                       "--output_dir")
+  else:  # A new fork (none or half made).
     shutil.rmtree(directory, ignore_errors=True)
   config = dataclasses.replace(run.config, min_steps=NEVER)
   pipeline = p2sro.Pipeline(open_spiel_ext.load_game(run.game),
@@ -138,24 +146,21 @@ def hold(run: p2sro.SavedRun, run_dir: str) -> dict[str, Any]:
                             cli.executor_from_flags, evaluator=None,
                             engine_options=run.engine_options,
                             fork_from=run_dir)
-  if not os.path.exists(forked_path):
-    with open(forked_path, "w", encoding="utf-8") as f:
-      json.dump({"run_dir": os.path.abspath(run_dir),
-                 "round": len(pipeline.log)}, f)
-  with open(forked_path, encoding="utf-8") as f:
-    forked = json.load(f)
-  if forked["run_dir"] != os.path.abspath(run_dir):
-    raise ValueError(f"{directory} holds a fork of {forked['run_dir']}, not "
-                     f"of --run_dir={run_dir}: give another --output_dir")
-  start = forked["round"]
-  if start + _ROUNDS.value < len(pipeline.log):
-    raise ValueError(f"--rounds={_ROUNDS.value}: the fork in {directory} "
-                     f"has played {len(pipeline.log) - start} already")
   with pipeline:
+    if not os.path.exists(forked_path):
+      forked = {"run_dir": os.path.abspath(run_dir),
+                "round": len(pipeline.log)}
+    start = forked["round"]
+    if start + _ROUNDS.value < len(pipeline.log):
+      raise ValueError(f"--rounds={_ROUNDS.value}: the fork in {directory} "
+                       f"has played {len(pipeline.log) - start} already")
     while len(pipeline.log) < start + _ROUNDS.value:
       entry = pipeline.step()
       print(f"hold: round {entry.round}, lowest learner's return "
             f"{entry.mean_returns[0]:+.3f}", flush=True)
+      if not os.path.exists(forked_path):  # The fork's first round saved.
+        with open(forked_path, "w", encoding="utf-8") as f:
+          json.dump(forked, f)
   history = p2sro.learner_histories(pipeline.log, config)
   lowest = next(h for h in history if h.rounds and h.rounds[-1] ==
                 pipeline.log[-1].round and h.levels[-1] == 0)
