@@ -101,7 +101,8 @@ _MIRROR_DIR = flags.DEFINE_string(
     "mirror_dir", None, "After every round, a copy of what resumes the run "
     "(population/, its carries portable: megabytes, a resumed run's "
     "learners start on fresh games) and of what it measured, there: for a "
-    "machine whose disk goes away with it.")
+    "machine whose disk goes away with it. A run whose --output_dir holds "
+    "no checkpoint resumes from the mirror's.")
 _FORK_FROM = flags.DEFINE_string(
     "fork_from", None, "A new run starts from this run's population/ "
     "folder (same learners, other P2SRO settings).")
@@ -141,6 +142,16 @@ def _mirror(pipeline: p2sro.Pipeline, output_dir: str, mirror: str) -> None:
     if os.path.exists(os.path.join(output_dir, name)):
       shutil.copyfile(os.path.join(output_dir, name),
                       os.path.join(mirror, name))
+
+
+def _resume_from_mirror(output_dir: str, mirror: str) -> None:
+  """Copies `mirror` into `output_dir` where the mirror holds a run and
+  `output_dir` none (a new machine: the same command resumes the run)."""
+  kept = os.path.join(mirror, "population", p2sro.STATE_FILE)
+  if (os.path.exists(kept) and not os.path.exists(
+      os.path.join(output_dir, "population", p2sro.STATE_FILE))):
+    shutil.copytree(mirror, output_dir, dirs_exist_ok=True)
+    print(f"resuming the run mirrored in {mirror}")
 
 
 def _describe(entry: p2sro.LogEntry) -> str:
@@ -235,6 +246,8 @@ def main(argv: Sequence[str]) -> None:
     for name in _BOTS.value:
       bots.bot(name)
   output_dir = _OUTPUT_DIR.value
+  if _MIRROR_DIR.value:
+    _resume_from_mirror(output_dir, _MIRROR_DIR.value)
   directory = os.path.join(output_dir, "population")
   bots_path = os.path.join(output_dir, "bots.jsonl")
   print(f"P2SRO on {game}: {dataclasses.asdict(config)}, {learner_config}")

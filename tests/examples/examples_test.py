@@ -328,26 +328,31 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
 def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
   # Rounds of 24 steps: every game (8 placements, 15 moves at most) ends
   # within a round, so --max_episodes bounds the rounds, however slow.
+  mirror = tmp_path / "mirror"
   flags = ("--game=barrage_stratego(ply_limit=30)", "--max_episodes=16",
            "--chunk_steps=24", "--min_steps=4", "--plateau_gain=10",
            "--num_envs=4", "--hidden_sizes=4,4", "--games_per_entry=4",
            "--eval_games=2", "--bots=random,scout", "--workers=1",
-           f"--output_dir={tmp_path}")
-  output = _run_example("stratego_p2sro", *flags)
+           f"--mirror_dir={mirror}")
+  first = tmp_path / "first"
+  output = _run_example("stratego_p2sro", *flags, f"--output_dir={first}")
   assert "fixed policy 1: payoff" in output and "vs random " in output
-  rounds = len((tmp_path / "metrics.jsonl").read_text().splitlines())
-  measured = reporting.read_json_lines(str(tmp_path / "bots.jsonl"))
+  rounds = len((first / "metrics.jsonl").read_text().splitlines())
+  measured = reporting.read_json_lines(str(first / "bots.jsonl"))
   assert [r["population"] for r in measured] == list(range(2, rounds + 1))
   for name in ("best_responses.png", "win_rates.png", "population.npz"):
-    assert (tmp_path / name).exists()
-  again = _run_example("stratego_p2sro", *flags[:1], "--max_episodes=40",
-                       *flags[2:])
-  assert again.count("round    1 ") == 1  # Replayed from the checkpoint.
-  assert len(reporting.read_json_lines(str(tmp_path / "bots.jsonl"))) > len(
+    assert (first / name).exists()
+  # A new machine: its --output_dir is empty, the mirror holds the run.
+  again = tmp_path / "again"
+  output = _run_example("stratego_p2sro", *flags[:1], "--max_episodes=40",
+                        *flags[2:], f"--output_dir={again}")
+  assert "resuming the run mirrored in" in output
+  assert output.count("round    1 ") == 1  # Replayed from the checkpoint.
+  assert len(reporting.read_json_lines(str(again / "bots.jsonl"))) > len(
       measured)
   played = subprocess.run(
       [sys.executable, "-m", "open_spiel_ext.examples.play_stratego",
-       f"--bot={tmp_path}/population.npz"], input="quit\n",
+       f"--bot={again}/population.npz"], input="quit\n",
       capture_output=True, text=True, timeout=300, check=True)
   assert "bye" in played.stdout
 
