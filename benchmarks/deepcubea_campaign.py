@@ -55,6 +55,12 @@ _SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
                           "stage's model beats.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/deepcubea_campaign",
                                   "Runs, snapshots, campaign.jsonl and PNG.")
+_MIRROR_DIR = flags.DEFINE_string(
+    "mirror_dir", None, "A copy of what resumes the campaign, for a machine "
+    "whose disk goes away with it: each puzzle's model at every checkpoint "
+    "(float16), its metrics, the stages' snapshots and records. Where "
+    "--output_dir lacks them the campaign resumes from there (a run from "
+    "its mirrored model, Adam afresh).")
 
 
 def parse_puzzle(text: str) -> tuple[str, int]:
@@ -76,12 +82,17 @@ def training_config(shipped_path: str,
   return config
 
 
-def trained_seconds(run_dir: str, config: davi.Config) -> float:
-  """Training seconds the run's checkpoint holds (0 before it has one)."""
+def trained_seconds(run_dir: str, mirror_dir: str,
+                    config: davi.Config) -> float:
+  """Training seconds the run's checkpoint holds, else its mirrored
+  model's (where `davi.train` resumes from), else 0."""
   path = os.path.join(run_dir, davi.CHECKPOINT)
-  if not os.path.exists(path):
-    return 0.0
-  return davi.load_checkpoint(path, config)[1].seconds
+  if os.path.exists(path):
+    return davi.load_checkpoint(path, config)[1].seconds
+  mirrored = os.path.join(mirror_dir, davi.MODEL)
+  if mirror_dir and os.path.exists(mirrored):
+    return davi.CostToGo.load(mirrored).info["training_seconds"]
+  return 0.0
 
 
 def campaign(puzzle: str, size: int, minutes: float,
@@ -94,11 +105,13 @@ def campaign(puzzle: str, size: int, minutes: float,
   for end, snapshot in campaigns.pending(os.path.join(run_dir, "snapshots"),
                                          snapshots, minutes,
                                          "model_{}min.npz"):
+    mirror_dir = _mirrored(output_dir, run_dir)
     _, progress = davi.train(config, davi.RunConfig(
         iterations=10**12, output_dir=run_dir,
-        max_seconds=60 * end - trained_seconds(run_dir, config),
+        max_seconds=60 * end - trained_seconds(run_dir, mirror_dir, config),
         checkpoint_seconds=60 * _CHECKPOINT_MINUTES.value, log_every=100,
-        eval_every=0, init_model=shipped_path),
+        eval_every=0, init_model=shipped_path, model_dtype="float16",
+        mirror_dir=mirror_dir),
                              log=lambda line: print(f"{name}: {line}",
                                                     flush=True))
     shutil.copy(os.path.join(run_dir, davi.MODEL), snapshot)
@@ -112,6 +125,39 @@ def campaign(puzzle: str, size: int, minutes: float,
         record, shipped_path)
     print(shipping.describe(record), flush=True)
     campaigns.record(output_dir, record)
+    _mirror(output_dir, [snapshot, os.path.join(output_dir,
+                                                 campaigns.RECORDS)])
+
+
+def _mirrored(output_dir: str, path: str) -> str:
+  """`path` under --output_dir, under --mirror_dir instead ("" if none)."""
+  if not _MIRROR_DIR.value:
+    return ""
+  return os.path.join(_MIRROR_DIR.value, os.path.relpath(path, output_dir))
+
+
+def _mirror(output_dir: str, paths: Sequence[str]) -> None:
+  """Copies each of `paths` under --output_dir to --mirror_dir, if set."""
+  for path in paths if _MIRROR_DIR.value else ():
+    destination = _mirrored(output_dir, path)
+    os.makedirs(os.path.dirname(destination), exist_ok=True)
+    shutil.copyfile(path, destination + ".partial")
+    os.replace(destination + ".partial", destination)
+
+
+def restore_from_mirror(mirror_dir: str, output_dir: str) -> None:
+  """Copies the mirror's records and snapshots that --output_dir lacks (a
+  new machine); each run resumes from its mirrored model by itself."""
+  for directory, _, names in os.walk(mirror_dir):
+    for name in names:
+      if directory != mirror_dir and "snapshots" not in directory:
+        continue  # A run's own mirror, which `davi.train` resumes from.
+      source = os.path.join(directory, name)
+      destination = os.path.join(output_dir,
+                                 os.path.relpath(source, mirror_dir))
+      if not os.path.exists(destination):
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.copyfile(source, destination)
 
 
 def plot(records: Sequence[dict[str, Any]], path: str) -> None:
@@ -141,6 +187,8 @@ def main(argv: Sequence[str]) -> None:
       raise ValueError(f"--batch_size must be at least 1, got "
                        f"{_BATCH_SIZE.value}")
   output_dir = _OUTPUT_DIR.value
+  if _MIRROR_DIR.value:
+    restore_from_mirror(_MIRROR_DIR.value, output_dir)
   compilation_cache.enable(os.path.join(output_dir, "jax_cache"))
   for (puzzle, size), budget in zip(chosen, minutes):
     campaign(puzzle, size, budget, snapshots, output_dir)

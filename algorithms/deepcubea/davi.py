@@ -370,7 +370,9 @@ class RunConfig:
       its weights become θ and the target, Adam starts afresh).
     mirror_dir: if set, each checkpoint also exports the model and copies
       it with the metrics and plot there (for a machine whose disk goes
-      away with it: the model is what a later run starts from).
+      away with it); a run whose output_dir holds no checkpoint resumes
+      from the mirrored model, at its iteration and training seconds, with
+      Adam (and so the step-size decay) afresh, as `init_model` starts.
   """
   iterations: int
   output_dir: str
@@ -465,9 +467,14 @@ def train(config: Config, run_config: RunConfig,
   os.makedirs(run_config.output_dir, exist_ok=True)
   checkpoint_path = os.path.join(run_config.output_dir, CHECKPOINT)
   davi = Davi(config)
+  mirrored = os.path.join(run_config.mirror_dir, MODEL)
   if os.path.exists(checkpoint_path):
     train_state, progress = load_checkpoint(checkpoint_path, config)
     log(f"resumed from {checkpoint_path} at iteration {progress.iteration}")
+  elif run_config.mirror_dir and os.path.exists(mirrored):
+    train_state, progress = _from_mirror(davi, run_config)
+    log(f"resumed from the model mirrored in {run_config.mirror_dir} at "
+        f"iteration {progress.iteration} (Adam afresh)")
   elif run_config.init_model:
     train_state, progress = davi.from_model(run_config.init_model), LogEntry()
     log(f"started from the network in {run_config.init_model}")
@@ -541,6 +548,20 @@ def train(config: Config, run_config: RunConfig,
       f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "
       f"{METRICS} and {PLOT} to {run_config.output_dir}")
   return train_state, progress
+
+
+def _from_mirror(davi: Davi, run_config: RunConfig
+                ) -> tuple[training.TrainState, LogEntry]:
+  """The mirrored model as a run's start (Adam afresh), its progress from
+  the model's info, its metrics copied into the run's folder."""
+  path = os.path.join(run_config.mirror_dir, MODEL)
+  info = CostToGo.load(path).info
+  metrics = os.path.join(run_config.mirror_dir, METRICS)
+  if os.path.exists(metrics):
+    shutil.copyfile(metrics, os.path.join(run_config.output_dir, METRICS))
+  return davi.from_model(path), LogEntry(
+      iteration=info["iterations"], target_updates=info["target_updates"],
+      seconds=info["training_seconds"])
 
 
 def _export(config: Config, train_state: training.TrainState,

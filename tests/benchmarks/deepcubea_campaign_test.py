@@ -39,6 +39,26 @@ def test_the_campaign_runs_its_stages_and_resumes(tmp_path):
   assert "iteration" not in again.stdout  # Nothing trained again.
 
 
+@pytest.mark.slow
+def test_a_new_machine_resumes_the_campaign_from_its_mirror(tmp_path):
+  mirror = tmp_path / "mirror"
+  first = _campaign(tmp_path / "first", f"--mirror_dir={mirror}",
+                    "--checkpoint_minutes=0.02")
+  assert first.returncode == 0, first.stderr
+  assert (mirror / "campaign.jsonl").exists()
+  assert (mirror / "rubiks_cube_2" / "model.npz").exists()
+  # A new machine: an empty --output_dir, one more stage.
+  again = _campaign(tmp_path / "again", f"--mirror_dir={mirror}",
+                    "--minutes=0.3", "--snapshots=0.1,0.2")
+  assert again.returncode == 0, again.stderr
+  assert "resumed from the model mirrored in" in again.stdout
+  with open(tmp_path / "again" / "campaign.jsonl", encoding="utf-8") as f:
+    records = [json.loads(line) for line in f]
+  assert [r["minutes"] for r in records] == [0.1, 0.2, 0.3]
+  assert records[2]["iterations"] > records[1]["iterations"]
+  assert (mirror / "rubiks_cube_2" / "snapshots" / "model_0.3min.npz").exists()
+
+
 def test_a_puzzle_without_a_shipped_model_is_refused(tmp_path):
   result = _campaign(tmp_path, "--puzzles=lights_out:6", "--minutes=1")
   assert result.returncode != 0

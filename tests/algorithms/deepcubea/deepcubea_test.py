@@ -144,6 +144,32 @@ def test_ctrl_c_checkpoints_a_whole_iteration_and_the_run_resumes(tmp_path):
   assert iterations == [4, 8, 12]
 
 
+def test_a_run_on_a_new_machine_resumes_from_its_mirrored_model(tmp_path):
+  mirror = tmp_path / "mirror"
+
+  def train_mirrored(output_dir, iterations):
+    return davi.train(_TINY, davi.RunConfig(
+        iterations=iterations, output_dir=str(output_dir), log_every=4,
+        eval_every=0, checkpoint_seconds=0.0, mirror_dir=str(mirror)),
+                      log=lines.append)
+
+  lines = []
+  first, _ = train_mirrored(tmp_path / "first", 8)
+  lines.clear()  # A new machine: its output_dir holds no checkpoint.
+  resumed, progress = train_mirrored(tmp_path / "again", 12)
+  assert any("resumed from the model mirrored in" in line for line in lines)
+  assert progress.iteration == 12 and progress.target_updates == 3
+  assert [json.loads(line)["iteration"] for line in (
+      tmp_path / "again" / davi.METRICS).read_text().splitlines()] == [4, 8,
+                                                                     12]
+  start = davi.Davi(_TINY).from_model(str(tmp_path / "first" / davi.MODEL))
+  jax.tree.map(np.testing.assert_array_equal, jax.device_get(first.params),
+               jax.device_get(start.params))
+  assert not jax.tree.all(jax.tree.map(  # It trained on from there.
+      lambda a, b: bool(np.array_equal(a, b)),
+      jax.device_get(start.params), jax.device_get(resumed.params)))
+
+
 def test_checkpoint_of_another_configuration_is_refused(tmp_path):
   _train(_TINY, tmp_path, 2)
   other = davi.Config(**{**_TINY.__dict__, "batch_size": 16})
