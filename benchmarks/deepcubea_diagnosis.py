@@ -24,8 +24,9 @@ Parts (--parts):
   Each run resumes from its checkpoint, so the same command finishes an
   interrupted comparison;
 - supervised: the same networks (--variants' network settings) fit to the
-  exact cost-to-go itself, on distinct-move scrambles of every depth
-  labelled by the exact solver, for --minutes each (no Bellman targets, so
+  exact cost-to-go itself, on distinct-move scrambles of every depth (or,
+  --supervised_scramble=walk, the variant's own walks) labelled by the
+  exact solver, for --minutes each (no Bellman targets, so
   no children to value: many more states a minute), measured the same way:
   whether the network can learn the function at all, the ceiling DAVI's
   bootstrapping works under. These short runs start afresh when rerun.
@@ -91,6 +92,13 @@ _BATCH_SIZE = flags.DEFINE_integer("batch_size", 1_000,
                                    "training: states per iteration.")
 _PER_DEPTH = flags.DEFINE_integer("per_depth", 30,
                                   "Measured states per depth.")
+_SUPERVISED_SCRAMBLE = flags.DEFINE_enum(
+    "supervised_scramble", "distinct", ["distinct", "walk"],
+    "supervised: the states fit, distinct-move scrambles of every depth up "
+    "to the puzzle's number of moves (every distance of Lights Out alike), "
+    "or the variant's own walks, K uniform in 1..its max_scramble (on the "
+    "cube, where distinct moves stay near the goal, they reach its far "
+    "states).")
 _SAMPLES = flags.DEFINE_integer("samples", 20_000,
                                 "scrambles: training states drawn.")
 _SEED = flags.DEFINE_integer("seed", 0, "Of the measured states.")
@@ -231,15 +239,16 @@ def supervised_variant(name: str, states: np.ndarray) -> list[dict[str, Any]]:
   engine = trainer.engine
   train_state = trainer.init()
   key = jax.random.PRNGKey(config.seed)
-  top = engine.num_actions
-  stages, iteration, seconds = [], 0, 0.0
+  distinct = _SUPERVISED_SCRAMBLE.value == "distinct"
+  top = engine.num_actions if distinct else config.max_scramble
+  stages, iteration, seconds, distance_sum = [], 0, 0.0, 0.0
   stage_seconds = _STAGE_MINUTES.value * 60
   total = int(round(_MINUTES.value / _STAGE_MINUTES.value))
 
   @jax.jit
   def draw(batch_key):
     depths = jax.random.randint(batch_key, (config.batch_size,), 1, top + 1)
-    return davi.scramble(engine, batch_key, depths, top, distinct=True)
+    return davi.scramble(engine, batch_key, depths, top, distinct=distinct)
 
   for stage in range(1, total + 1):
     started = time.perf_counter()
@@ -248,15 +257,18 @@ def supervised_variant(name: str, states: np.ndarray) -> list[dict[str, Any]]:
       targets = _exact(batch).astype(np.float32)
       train_state, _ = trainer.regress(train_state, batch, targets)
       iteration += 1
+      distance_sum += float(targets.mean())
     seconds += time.perf_counter() - started
     model = davi.CostToGo(config, train_state.params, train_state.net_state)
     rows = model_rows(model, states)
     stages.append({"stage": stage, "minutes": seconds / 60,
                    "iterations": iteration, "target_updates": 0,
+                   "fit_mean_distance": distance_sum / max(iteration, 1),
                    "rows": rows, **summary(rows)})
     print(f"supervised: {name}, {seconds / 60:.1f} min, {iteration} "
-          f"iterations, reaches {stages[-1]['saturation']}, ranks children "
-          f"to {stages[-1]['ranks_children_to']}", flush=True)
+          f"iterations (states fit {stages[-1]['fit_mean_distance']:.1f} "
+          f"away on average), reaches {stages[-1]['saturation']}, ranks "
+          f"children to {stages[-1]['ranks_children_to']}", flush=True)
   return stages
 
 
