@@ -382,10 +382,12 @@ def _print(results: dict[str, Any]) -> None:
           f"{results['model']['ranking_score']:.2f}\n" +
           reporting.markdown_table(
               ["distance", "states", "mean J", "error", "RMSE",
-               "best child descends", "random move descends"],
+               "target 1 + min J(child)", "best child descends",
+               "random move descends"],
               [[r["distance"], r["states"], f"{r['mean_estimate']:.2f}",
                 f"{r['mean_error']:+.2f}", f"{r['rmse']:.2f}",
-                f"{r['descent']:.2f}", f"{r['random_descent']:.2f}"]
+                f"{r['mean_target']:.2f}", f"{r['descent']:.2f}",
+                f"{r['random_descent']:.2f}"]
                for r in results["model"]["rows"]]))
   for part in ("training", "supervised"):
     if part in results:

@@ -3,7 +3,10 @@
 Given states, their exact distances to the goal (from a puzzle's exact
 solver: `puzzle_solvers.instances.exact_distances`) and a cost-to-go J,
 `by_distance` gives for each true distance d: the mean J, its mean error
-J − d and root-mean-square error, and the share of states whose
+J − d and root-mean-square error, the mean of DAVI's target with J as its
+own target network, 1 + min over legal moves of J(child) (below J where
+training on it would pull the estimate down, above where up), and the
+share of states whose
 lowest-valued child (argmin over legal moves of J(child), as a greedy step
 and BWAS's ordering read it) is truly nearer the goal. A network that
 saturates shows as mean J flattening while d grows; one that no longer
@@ -31,6 +34,7 @@ class DistanceRow(NamedTuple):
   rmse: float
   descent: float  # Share whose lowest-valued child is nearer the goal.
   random_descent: float  # The same for a uniformly random legal move.
+  mean_target: float = float("nan")  # 1 + min over legal children of J.
 
 
 def by_distance(cost_to_go: Values, engine, states: np.ndarray,
@@ -55,6 +59,7 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
   child_distances = np.asarray(exact(flat)).reshape(batch, actions)
   child_values = _in_chunks(cost_to_go, flat).reshape(batch, actions)
   best = np.asarray(masking.masked_argmax(-child_values, legal))
+  targets = 1 + child_values[np.arange(batch), best]
   descends = child_distances[np.arange(batch), best] < distances
   nearer = ((child_distances < distances[:, None]) & legal).sum(axis=1)
   random_descent = nearer / legal.sum(axis=1)
@@ -66,7 +71,8 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
     rows.append(DistanceRow(
         int(distance), int(at.sum()), float(estimates[at].mean()),
         float(error.mean()), float(np.sqrt((error**2).mean())),
-        float(descends[at].mean()), float(random_descent[at].mean())))
+        float(descends[at].mean()), float(random_descent[at].mean()),
+        float(targets[at].mean())))
   return rows
 
 

@@ -24,7 +24,7 @@ def test_the_exact_cost_to_go_has_no_error_and_always_descends():
   assert [row.states for row in rows] == [
       solved.count(row.distance) for row in rows]
   for row in rows:
-    assert row.mean_estimate == row.distance
+    assert row.mean_estimate == row.distance == row.mean_target
     assert row.rmse == 0.0 and row.descent == 1.0
     assert 0.0 < row.random_descent <= 1.0
   # Next to the goal few of the 16 presses descend (far from it, most do).
@@ -38,6 +38,7 @@ def test_a_flat_estimate_errs_by_the_distance_and_saturates_at_once():
   for row in rows:
     assert np.isclose(row.mean_error, 1.5 - row.distance)
     assert np.isclose(row.rmse, abs(1.5 - row.distance))
+    assert np.isclose(row.mean_target, 2.5)  # Bellman would lift it.
   assert value_error.saturation(rows) == 3  # 1.5 short of 3 by more than 1.
 
 
