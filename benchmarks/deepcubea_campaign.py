@@ -150,7 +150,8 @@ def restore_from_mirror(mirror_dir: str, output_dir: str) -> None:
   new machine); each run resumes from its mirrored model by itself."""
   for directory, _, names in os.walk(mirror_dir):
     for name in names:
-      if directory != mirror_dir and "snapshots" not in directory:
+      if (directory != mirror_dir and
+          os.path.basename(directory) != "snapshots"):
         continue  # A run's own mirror, which `davi.train` resumes from.
       source = os.path.join(directory, name)
       destination = os.path.join(output_dir,
