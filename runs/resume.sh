@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
-# Starts the long runs kept in runs/ (README.md there), one a core, in the
-# background: each resumes from its checkpoint in run_state/, or on a new
-# machine from its mirror here. Logs go to run_state/<run>.log. Run it from
-# an environment where the package is installed (`pip install -c
-# constraints.txt -e ".[test]"`); stop the runs with `kill -TERM`.
+# Starts the long runs kept in runs/ (README.md there) that are not running
+# yet, in the background, one queue a core: each run resumes from its
+# checkpoint in run_state/, or on a new machine from what runs/ keeps. Logs
+# go to run_state/<queue>.log. Run it where the package is installed (`pip
+# install -c constraints.txt -e ".[test]"`); stop the runs with `kill -TERM`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python=${PYTHON:-python}
+export PYTHON=${PYTHON:-python}
 mkdir -p run_state
 
-start() {  # start CORE NAME COMMAND...: unless NAME already runs.
-  local core=$1 name=$2
-  shift 2
-  if pgrep -f -- "--output_dir=run_state/$name( |$)" > /dev/null; then
-    echo "$name is already running"
+start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
+  local core=$1 queue=$2 pattern=$3 command=$4
+  if pgrep -f -- "$pattern" > /dev/null; then
+    echo "$queue is already running"
     return
   fi
-  nohup taskset -c "$core" "$python" "$@" --output_dir="run_state/$name" \
-    --mirror_dir="runs/$name" >> "run_state/$name.log" 2>&1 &
-  echo "started $name on core $core (log: run_state/$name.log)"
+  nohup taskset -c "$core" bash -c "$command" >> "run_state/$queue.log" 2>&1 &
+  echo "started $queue on core $core (log: run_state/$queue.log)"
 }
 
 # Issue 44: Barrage Stratego P2SRO to 820,000 episodes.
-start 0 stratego_p2sro_cpu -m open_spiel_ext.examples.stratego_p2sro \
-  --max_episodes=820000 --max_minutes=100000 --workers=1
-# Issue 45: DeepCubeA's CPU campaign, the 3x3x3 cube then Lights Out 7x7.
-start 1 deepcubea_campaign benchmarks/deepcubea_campaign.py --ship
+start 0 stratego_p2sro_cpu "output_dir=run_state/stratego_p2sro_cpu" \
+  '"$PYTHON" -m open_spiel_ext.examples.stratego_p2sro --max_episodes=820000 \
+   --max_minutes=100000 --workers=1 --output_dir=run_state/stratego_p2sro_cpu \
+   --mirror_dir=runs/stratego_p2sro_cpu'
+# Issue 45's CPU campaign (the 3x3x3 cube, then Lights Out 7x7), then issue
+# 46's reruns of the NXDO experiments.
+start 1 core1 "deepcubea_campaign.py|runs/nxdo_thesis.sh" \
+  '"$PYTHON" benchmarks/deepcubea_campaign.py --ship \
+   --output_dir=run_state/deepcubea_campaign \
+   --mirror_dir=runs/deepcubea_campaign && bash runs/nxdo_thesis.sh'
