@@ -52,12 +52,9 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
   distances = np.asarray(exact(states))
   keep = distances > 0
   states, distances = states[keep], distances[keep]
-  children = np.asarray(engine.next_states(states))
-  batch, actions = children.shape[:2]
-  flat = children.reshape((batch * actions,) + children.shape[2:])
-  legal = np.asarray(engine.legal_mask(states))
-  child_distances = np.asarray(exact(flat)).reshape(batch, actions)
-  child_values = _in_chunks(cost_to_go, flat).reshape(batch, actions)
+  children, child_values, legal = _children(cost_to_go, engine, states)
+  batch, actions = child_values.shape
+  child_distances = np.asarray(exact(children)).reshape(batch, actions)
   best = np.asarray(masking.masked_argmax(-child_values, legal))
   targets = 1 + child_values[np.arange(batch), best]
   descends = child_distances[np.arange(batch), best] < distances
@@ -74,6 +71,25 @@ def by_distance(cost_to_go: Values, engine, states: np.ndarray,
         float(descends[at].mean()), float(random_descent[at].mean()),
         float(targets[at].mean())))
   return rows
+
+
+def bellman_targets(cost_to_go: Values, engine,
+                    states: np.ndarray) -> np.ndarray:
+  """[B] DAVI's targets with J as its own target network: 1 + the least J
+  among each state's legal children (no exact distances needed)."""
+  _, child_values, legal = _children(cost_to_go, engine, np.asarray(states))
+  return 1 + np.where(legal, child_values, np.inf).min(axis=1)
+
+
+def _children(cost_to_go: Values, engine, states: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+  """The states' children [B·A, D], their values [B, A] and which moves are
+  legal [B, A]."""
+  children = np.asarray(engine.next_states(states))
+  batch, actions = children.shape[:2]
+  flat = children.reshape((batch * actions,) + children.shape[2:])
+  values = _in_chunks(cost_to_go, flat).reshape(batch, actions)
+  return flat, values, np.asarray(engine.legal_mask(states))
 
 
 def _in_chunks(values: Values, states: np.ndarray) -> np.ndarray:

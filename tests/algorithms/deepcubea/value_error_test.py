@@ -49,3 +49,10 @@ def test_the_ranking_score_is_one_for_the_exact_order_and_negative_reversed():
   assert value_error.ranking_score(exact, min_states=1) == 1.0
   assert value_error.ranking_score(reversed_order, min_states=1) < 0.0
   assert np.isnan(value_error.ranking_score(exact, random_below=0.0))
+
+
+def test_bellman_targets_of_the_exact_cost_to_go_are_the_distances():
+  distances = _exact(BOARDS)
+  targets = value_error.bellman_targets(_exact, ENGINE, BOARDS)
+  away = distances > 0  # At the goal the target is 1 + 1: no child is 0.
+  np.testing.assert_array_equal(targets[away], distances[away])
