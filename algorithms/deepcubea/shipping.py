@@ -4,9 +4,10 @@ A model is judged by its greedy policy (always the child of lowest
 cost-to-go, `davi.Davi.evaluate`) on the same scrambles for both models:
 the solve rate at each of a spread of scramble depths, and their mean. The
 GPU script and the CPU campaign ship a model only when it solves more than
-the shipped one there.
+the shipped one there by more than chance allows (`solves_more`).
 """
 
+import math
 import shutil
 from typing import Any
 
@@ -16,6 +17,19 @@ import numpy as np
 from open_spiel_ext.algorithms.deepcubea import davi
 
 EVAL_KEY = 7  # Fixes the compared scrambles: the same for every model.
+Z_ONE_SIDED_5_PERCENT = 1.645
+
+
+def solves_more(candidate_rate: float, baseline_rate: float,
+                trials: int) -> bool:
+  """Whether a solve rate beats another on `trials` scrambles each by more
+  than chance allows: a one-sided two-proportion z-test at 5%. The rates
+  are treated as independent; the scrambles are shared, which makes the
+  test err towards keeping the shipped model."""
+  pooled = (candidate_rate + baseline_rate) / 2
+  error = math.sqrt(pooled * (1 - pooled) * 2 / trials)
+  return candidate_rate - baseline_rate > max(
+      Z_ONE_SIDED_5_PERCENT * error, 0.0)
 
 
 def greedy_solve_rates(model: davi.CostToGo, depths: tuple[int, ...],
@@ -33,8 +47,9 @@ def compare(candidate_path: str, baseline_path: str, depth_count: int,
             per_depth: int) -> dict[str, Any]:
   """The two models' greedy solve rates on the same scrambles, at
   `depth_count` depths spread over the baseline's training range;
-  "better" when the candidate's mean is higher. ValueError if either file
-  is no model or they are of different puzzles."""
+  "better" when the candidate's mean is higher by more than chance allows
+  (`solves_more` over all the scrambles). ValueError if either file is no
+  model or they are of different puzzles."""
   candidate = davi.CostToGo.load(candidate_path)
   baseline = davi.CostToGo.load(baseline_path)
   puzzles = [(m.config.puzzle, m.config.size) for m in (candidate, baseline)]
@@ -47,8 +62,9 @@ def compare(candidate_path: str, baseline_path: str, depth_count: int,
   for name, model in (("candidate", candidate), ("baseline", baseline)):
     result[f"{name}_solved"] = greedy_solve_rates(model, depths, per_depth)
     result[f"{name}_mean_solved"] = float(np.mean(result[f"{name}_solved"]))
-  result["better"] = (result["candidate_mean_solved"] >
-                      result["baseline_mean_solved"])
+  result["better"] = solves_more(result["candidate_mean_solved"],
+                                 result["baseline_mean_solved"],
+                                 len(depths) * per_depth)
   return result
 
 

@@ -12,6 +12,7 @@ import pytest
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.algorithms.deepcubea import shipping
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
@@ -168,6 +169,19 @@ def test_a_run_on_a_new_machine_resumes_from_its_mirrored_model(tmp_path):
   assert not jax.tree.all(jax.tree.map(  # It trained on from there.
       lambda a, b: bool(np.array_equal(a, b)),
       jax.device_get(start.params), jax.device_get(resumed.params)))
+
+
+@pytest.mark.parametrize("candidate, baseline, trials, more", [
+    (0.430, 0.425, 1000, False),  # The campaign's 90-minute cube: chance.
+    (0.480, 0.425, 1000, True),  # 2.5 standard errors.
+    (0.60, 0.50, 100, False),  # 1.4 standard errors.
+    (0.60, 0.50, 1000, True),
+    (1.0, 1.0, 100, False),  # Both solve everything: no evidence.
+    (0.40, 0.50, 1000, False),
+])
+def test_a_model_solves_more_only_beyond_chance(candidate, baseline, trials,
+                                                 more):
+  assert shipping.solves_more(candidate, baseline, trials) == more
 
 
 def test_checkpoint_of_another_configuration_is_refused(tmp_path):
