@@ -58,9 +58,10 @@ _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/deepcubea_campaign",
 _MIRROR_DIR = flags.DEFINE_string(
     "mirror_dir", None, "A copy of what resumes the campaign, for a machine "
     "whose disk goes away with it: each puzzle's model at every checkpoint "
-    "(float16), its metrics, the stages' snapshots and records. Where "
-    "--output_dir lacks them the campaign resumes from there (a run from "
-    "its mirrored model, Adam afresh).")
+    "(float16), its metrics, and the stages' records (the snapshots stay "
+    "behind: megabytes each). Where --output_dir lacks them the campaign "
+    "resumes from there: the stages recorded are done, a run goes on from "
+    "its mirrored model, Adam afresh.")
 
 
 def parse_puzzle(text: str) -> tuple[str, int]:
@@ -102,9 +103,13 @@ def campaign(puzzle: str, size: int, minutes: float,
   config = training_config(shipped_path, _BATCH_SIZE.value)
   name = puzzles.model_name(puzzle, size)
   run_dir = os.path.join(output_dir, name)
+  recorded = {r["minutes"] for r in reporting.read_json_lines(
+      os.path.join(output_dir, campaigns.RECORDS)) if r["puzzle"] == name}
   for end, snapshot in campaigns.pending(os.path.join(run_dir, "snapshots"),
                                          snapshots, minutes,
                                          "model_{}min.npz"):
+    if end in recorded:
+      continue  # Done on a machine that kept its snapshot, not this one.
     mirror_dir = _mirrored(output_dir, run_dir)
     _, progress = davi.train(config, davi.RunConfig(
         iterations=10**12, output_dir=run_dir,
@@ -125,8 +130,7 @@ def campaign(puzzle: str, size: int, minutes: float,
         record, shipped_path)
     print(shipping.describe(record), flush=True)
     campaigns.record(output_dir, record)
-    _mirror(output_dir, [snapshot, os.path.join(output_dir,
-                                                 campaigns.RECORDS)])
+    _mirror(output_dir, [os.path.join(output_dir, campaigns.RECORDS)])
 
 
 def _mirrored(output_dir: str, path: str) -> str:
@@ -146,19 +150,14 @@ def _mirror(output_dir: str, paths: Sequence[str]) -> None:
 
 
 def restore_from_mirror(mirror_dir: str, output_dir: str) -> None:
-  """Copies the mirror's records and snapshots that --output_dir lacks (a
-  new machine); each run resumes from its mirrored model by itself."""
-  for directory, _, names in os.walk(mirror_dir):
-    for name in names:
-      if (directory != mirror_dir and
-          os.path.basename(directory) != "snapshots"):
-        continue  # A run's own mirror, which `davi.train` resumes from.
-      source = os.path.join(directory, name)
-      destination = os.path.join(output_dir,
-                                 os.path.relpath(source, mirror_dir))
-      if not os.path.exists(destination):
-        os.makedirs(os.path.dirname(destination), exist_ok=True)
-        shutil.copyfile(source, destination)
+  """Copies the mirror's records where --output_dir has none (a new
+  machine: the stages they record are done); each run resumes from its
+  mirrored model by itself."""
+  records = os.path.join(mirror_dir, campaigns.RECORDS)
+  if (os.path.exists(records) and
+      not os.path.exists(os.path.join(output_dir, campaigns.RECORDS))):
+    os.makedirs(output_dir, exist_ok=True)
+    shutil.copyfile(records, os.path.join(output_dir, campaigns.RECORDS))
 
 
 def plot(records: Sequence[dict[str, Any]], path: str) -> None:

@@ -58,7 +58,7 @@ def test_a_new_machine_resumes_the_campaign_from_its_mirror(tmp_path):
     records = [json.loads(line) for line in f]
   assert [r["minutes"] for r in records] == [0.1, 0.2, 0.6]
   assert records[2]["iterations"] > records[1]["iterations"]
-  assert (mirror / "rubiks_cube_2" / "snapshots" / "model_0.6min.npz").exists()
+  assert not (mirror / "rubiks_cube_2" / "snapshots").exists()  # Megabytes.
 
 
 def test_a_puzzle_without_a_shipped_model_is_refused(tmp_path):
