@@ -18,6 +18,13 @@ from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.utils import cli
 
 
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+  """Examples make their default output folder before a bad flag stops
+  them: in a scratch folder, not in the checkout."""
+  monkeypatch.chdir(tmp_path)
+
+
 def run_example(name: str, *flags: str,
                 stdin: str = "") -> subprocess.CompletedProcess:
   return subprocess.run(
