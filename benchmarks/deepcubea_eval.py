@@ -12,7 +12,10 @@ instance. Test sets are the ones `examples/puzzle_test_set.py` writes
 Lights Out uniformly random boards).
 
 Prints the table, writes deepcubea_eval.json (every instance) and
-deepcubea_eval.png (solution length against optimal length).
+deepcubea_eval.png (solution length against optimal length). Each instance
+is recorded as it finishes (deepcubea_eval_runs.jsonl): the same command
+resumes an interrupted evaluation (hours for 100 cubes on a CPU) where it
+stopped, as long as the models' files are the same.
 
   python benchmarks/deepcubea_eval.py --output_dir=/tmp/deepcubea_eval
   python benchmarks/deepcubea_eval.py --models=rubiks_cube_3 --count=10 \
@@ -20,10 +23,11 @@ deepcubea_eval.png (solution length against optimal length).
 """
 
 import dataclasses
+import hashlib
 import json
 import os
 import time
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -33,6 +37,7 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
 from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 _NAMES = [puzzles.model_name(*key) for key in puzzles.SHIPPED]
@@ -47,6 +52,7 @@ _MAX_NODES = flags.DEFINE_integer("max_nodes", 5_000_000,
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the JSON and PNG go.")
 
+RUNS_FILE = "deepcubea_eval_runs.jsonl"
 # Besides each model's own (λ, N): a more greedy or a more careful search.
 _SETTINGS_BY_MODEL = {
     "sliding_puzzle_4": [(0.8, 1000), (0.6, 1000)],
@@ -77,8 +83,11 @@ def _settings(name: str) -> list[tuple[float, int]]:
   return _SETTINGS_BY_MODEL[name]
 
 
-def evaluate(name: str) -> list[Run]:
-  """Every instance of the model's test set under each setting."""
+def evaluate(name: str, done: dict[tuple[str, float, int, int], Run],
+             on_run: Callable[[int, Run], None]) -> list[Run]:
+  """Every instance of the model's test set under each setting: those in
+  `done`, keyed by (model, λ, N, index), as they were, the others searched
+  and passed to `on_run` with their index as they finish."""
   puzzle_name, size = name.rsplit("_", 1)
   size = int(size)
   model = bwas.shipped_model(puzzle_name, size)
@@ -91,6 +100,9 @@ def evaluate(name: str) -> list[Run]:
   for weight, batch in _settings(name):
     model(puzzle.parse(test_set[0].state)[None])  # Compiles before timing.
     for index, instance in enumerate(test_set):
+      if (name, weight, batch, index) in done:
+        runs.append(done[name, weight, batch, index])
+        continue
       start = puzzle.parse(instance.state)
       solution = bwas.solve(model, start, weight, batch, _MAX_NODES.value)
       runs.append(Run(name, weight, batch, None if solution.actions is None
@@ -98,10 +110,42 @@ def evaluate(name: str) -> list[Run]:
                       two_phase[index], float(model(start[None])[0]),
                       solution.nodes_generated,
                       solution.seconds))
+      on_run(index, runs[-1])
       print(f"{name} λ={weight} N={batch} #{index}: length {runs[-1].length} "
             f"(optimal {instance.optimal_length}), {solution.nodes_generated:,}"
             f" nodes, {solution.seconds:.2f} s", flush=True)
   return runs
+
+
+def run_settings() -> dict[str, object]:
+  """What the instances' results depend on: a resumed evaluation must
+  match (a model file replaced in place, as a campaign ships a better
+  model, makes another evaluation)."""
+  digests = {}
+  for name in _MODELS.value:
+    puzzle_name, size = name.rsplit("_", 1)
+    with open(bwas.shipped_model_path(puzzle_name, int(size)), "rb") as f:
+      digests[name] = hashlib.file_digest(f, "sha256").hexdigest()[:16]
+  return {"models": digests, "count": _COUNT.value, "seed": _SEED.value,
+          "settings": {name: [f"{w}:{n}" for w, n in _settings(name)]
+                       for name in _MODELS.value},
+          "max_nodes": _MAX_NODES.value}
+
+
+def finished_runs() -> dict[tuple[str, float, int, int], Run]:
+  """The instances an earlier run of these settings finished, by (model,
+  λ, N, index); a file cut short by an interruption is mended."""
+  with cli.user_input("output_dir"):
+    records = reporting.finished_records(
+        _OUTPUT_DIR.value, run_settings(), RUNS_FILE)
+  reporting.keep_json_lines(os.path.join(_OUTPUT_DIR.value, RUNS_FILE),
+                            lambda record: True)
+  done = {}
+  for record in records:
+    index = record.pop("index")
+    run = Run(**record)
+    done[run.model, run.weight, run.batch_size, index] = run
+  return done
 
 
 def summary_rows(runs: list[Run]) -> list[dict[str, object]]:
@@ -183,9 +227,19 @@ def main(argv: Sequence[str]) -> None:
   if unknown:
     raise app.UsageError(f"--models must be among {_NAMES}, got "
                          f"{sorted(unknown)}")
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
+  done = finished_runs()
+  if done:
+    print(f"resuming: {len(done)} instances already searched", flush=True)
   began = time.perf_counter()
-  runs = [run for name in _MODELS.value for run in evaluate(name)]
+  writer = reporting.JsonLinesWriter(
+      os.path.join(_OUTPUT_DIR.value, RUNS_FILE), append=True)
+
+  def on_run(index: int, run: Run) -> None:
+    writer.write({"index": index, **dataclasses.asdict(run)})
+
+  runs = [run for name in _MODELS.value
+          for run in evaluate(name, done, on_run)]
+  writer.close()
   rows = summary_rows(runs)
   print_table(rows)
   with open(os.path.join(_OUTPUT_DIR.value, "deepcubea_eval.json"), "w",
