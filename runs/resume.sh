@@ -2,8 +2,9 @@
 # Starts the long runs kept in runs/ (README.md there) that are not running
 # yet, in the background, one queue a core: each run resumes from its
 # checkpoint in run_state/, or on a new machine from what runs/ keeps. Logs
-# go to run_state/<queue>.log. Run it where the package is installed (`pip
-# install -c constraints.txt -e ".[test]"`); stop the runs with `kill -TERM`.
+# go to run_state/<queue>.log. Run it where the package is installed with
+# Kociemba's solver, which the cube's evaluation compares with (`pip install
+# -c constraints.txt -e ".[test]" kociemba`); stop the runs with `kill -TERM`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHON=${PYTHON:-python}
@@ -24,9 +25,18 @@ start 0 stratego_p2sro_cpu "output_dir=run_state/stratego_p2sro_cpu" \
   '"$PYTHON" -m open_spiel_ext.examples.stratego_p2sro --max_episodes=820000 \
    --max_minutes=100000 --workers=1 --output_dir=run_state/stratego_p2sro_cpu \
    --mirror_dir=runs/stratego_p2sro_cpu'
-# Issue 45's CPU campaign (the 3x3x3 cube, then Lights Out 7x7), then issue
-# 46's reruns of the NXDO experiments.
-start 1 core1 "deepcubea_campaign.py|runs/nxdo_thesis.sh" \
-  '"$PYTHON" benchmarks/deepcubea_campaign.py --ship \
-   --output_dir=run_state/deepcubea_campaign \
-   --mirror_dir=runs/deepcubea_campaign && bash runs/nxdo_thesis.sh'
+# Issue 45's CPU campaign on the 3x3x3 cube (ended at 180 training minutes:
+# the model sits at its DAVI fixed point, docs/puzzles.md), the shipped cube
+# and Lights Out models on 100 test instances each, then issue 46's reruns of
+# the NXDO experiments.
+start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh" \
+  '"$PYTHON" benchmarks/deepcubea_campaign.py --ship --puzzles=rubiks_cube:3 \
+   --minutes=180 --output_dir=run_state/deepcubea_campaign \
+   --mirror_dir=runs/deepcubea_campaign \
+   && "$PYTHON" benchmarks/deepcubea_eval.py --models=rubiks_cube_3 \
+   --count=100 --settings=0.6:1000 --max_nodes=1000000 \
+   --output_dir=runs/deepcubea_eval/rubiks_cube_3 \
+   && "$PYTHON" benchmarks/deepcubea_eval.py --models=lights_out_7 \
+   --count=100 --settings=0.2:1000 --max_nodes=1000000 \
+   --output_dir=runs/deepcubea_eval/lights_out_7 \
+   && bash runs/nxdo_thesis.sh'
