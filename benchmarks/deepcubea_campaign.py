@@ -29,6 +29,7 @@ from typing import Any, Optional, Sequence
 
 from absl import app
 from absl import flags
+import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
@@ -161,19 +162,37 @@ def restore_from_mirror(mirror_dir: str, output_dir: str) -> None:
 
 
 def plot(records: Sequence[dict[str, Any]], path: str) -> None:
-  """Each puzzle's greedy solve rate against training minutes, from the
-  model it started from (0 minutes) on."""
-  curves = []
-  for name in dict.fromkeys(r["puzzle"] for r in records):
+  """Per puzzle: the greedy solve rate (mean over depths, with its 95%
+  interval) against training minutes beside the model it started from, and
+  the solve rate by scramble depth at each stage."""
+  names = list(dict.fromkeys(r["puzzle"] for r in records))
+  fig, axes = reporting.plt.subplots(len(names), 2, squeeze=False,
+                                     figsize=(12, 4.5 * len(names)))
+  for (over_time, by_depth), name in zip(axes, names):
     own = [r for r in records if r["puzzle"] == name]
-    minutes = [0.0] + [r["minutes"] for r in own]
-    rates = ([own[0]["baseline_mean_solved"]] +
-             [r["candidate_mean_solved"] for r in own])
-    curves.append((name, [minutes, rates]))
-  reporting.plot_curves(
-      path, [("training minutes of one core", "linear")], curves,
-      "DeepCubeA's CPU campaign", ylabel="greedy solve rate (mean over "
-      "depths)", yscale="linear")
+    scrambles = len(own[0]["depths"]) * own[0]["states_per_depth"]
+    rates = np.array([r["candidate_mean_solved"] for r in own])
+    half_widths = 1.96 * np.sqrt(rates * (1 - rates) / scrambles)
+    over_time.errorbar([r["minutes"] for r in own], rates, half_widths,
+                       marker="o", capsize=3, label="campaign's model")
+    over_time.axhline(own[0]["baseline_mean_solved"], color="k", ls="--",
+                      lw=1, label="model it started from")
+    over_time.set_xlabel("training minutes of one core")
+    over_time.set_ylabel(f"greedy solve rate ({scrambles} scrambles)")
+    over_time.set_title(f"{name}: mean over depths, 95% intervals")
+    by_depth.plot(own[0]["depths"], own[0]["baseline_solved"], "k--",
+                  label="model it started from")
+    for record in own:
+      by_depth.plot(record["depths"], record["candidate_solved"],
+                    marker=".", label=f"{record['minutes']:g} minutes")
+    by_depth.set_xlabel("scramble depth")
+    by_depth.set_ylabel("greedy solve rate")
+    by_depth.set_title(f"{name}: by depth")
+    for axis in (over_time, by_depth):
+      axis.grid(True, alpha=0.3)
+      axis.legend(fontsize=8)
+  fig.suptitle("DeepCubeA's CPU campaign")
+  reporting.save_figure(fig, path)
 
 
 def main(argv: Sequence[str]) -> None:
