@@ -285,6 +285,7 @@ def plot(results: dict[str, Any], path: str) -> None:
       scores = np.array(cell["scores"])
       for column, bot in enumerate(cell["bots"]):
         axis.plot(scores[:, column], marker="o", label=f"vs {bot}")
+      axis.set_xticks(range(len(scores)))
       axis.set_xlabel("policy")
       axis.set_ylabel("score rate alone")
       axis.set_title(f"Each policy against the bots ({_GAMES.value} games)")
