@@ -94,6 +94,10 @@ _MINUTES = flags.DEFINE_float("minutes", 30.0,
 _EPISODES = flags.DEFINE_integer(
     "episodes", 0, "Episodes per run, at least (0: --minutes alone).",
     lower_bound=0)
+_AT_EPISODES = flags.DEFINE_list(
+    "at_episodes", ["1000000", "2000000", "4000000"], "The table also "
+    "compares the methods at each of these episodes that every run reached "
+    "(the thesis's ordering on 20-Clone Leduc holds from 2 M on).")
 _SIGNAL = flags.DEFINE_enum(
     "signal", "exact", list(solvers.SIGNALS), "What stops NFSP on a "
     "restricted game (poker): its exact exploitability there, or NFSP's own "
@@ -354,13 +358,26 @@ def _at(log: list[dict], budget: float, key: str = "episodes") -> float:
   return reached[-1] if reached else float("nan")
 
 
+def at_episodes() -> list[int]:
+  """--at_episodes as numbers; ValueError names a value that is not a
+  positive whole number."""
+  try:
+    parsed = [int(text) for text in _AT_EPISODES.value]
+  except ValueError as error:
+    raise ValueError(f"--at_episodes takes whole numbers: {error}") from None
+  if any(value <= 0 for value in parsed):
+    raise ValueError(f"--at_episodes must be positive, got {parsed}")
+  return parsed
+
+
 def report(game: pyspiel.Game, measure: str,
            results: dict[str, list[list[dict]]],
            finals: dict[str, list[float]]) -> None:
-  """Prints the table: per method, the exploitability at the episodes every
-  run reached, at --minutes of training and at the end (with `finals`, also
-  the last policies' by a stronger best response), mean ± standard error
-  over seeds. Exact best responses play no games, so nxdo_exact_responses
+  """Prints the table: per method, the exploitability at each of
+  --at_episodes below the episodes every run reached, at those, at
+  --minutes of training and at the end (with `finals`, also the last
+  policies' by a stronger best response), mean ± standard error over
+  seeds. Exact best responses play no games, so nxdo_exact_responses
   counts only NFSP's and does not set the episodes compared at."""
   ends = {method: [log[-1]["episodes"] for log in logs]
           for method, logs in results.items()}
@@ -371,15 +388,18 @@ def report(game: pyspiel.Game, measure: str,
         f"{_MINUTES.value:g} training minutes"
         + (f" and {_EPISODES.value:,d} episodes" if _EPISODES.value else "")
         + " per run")
-  columns = [f"at {common:,d} episodes", f"at {_MINUTES.value:g} min",
-             "at the end"]
+  milestones = [m for m in at_episodes() if m < common]
+  columns = [f"at {m:,d} episodes" for m in milestones]
+  columns += [f"at {common:,d} episodes", f"at {_MINUTES.value:g} min",
+              "at the end"]
   columns += ["end, stronger BR"] if finals else []
   print(f"{'method':22s}" + "".join(f"{c:>22s}" for c in columns) +
         f"{'episodes at the end':>20s} {'min/run':>8s}")
   mean_error = lambda x: (f"{np.mean(x):13.3f} ± "
                           f"{reporting.standard_error(np.array(x)):6.3f}")
   for method, logs in results.items():
-    values = [[_at(log, common) for log in logs],
+    values = [[_at(log, m) for log in logs] for m in milestones]
+    values += [[_at(log, common) for log in logs],
               [_at(log, _seconds(), "wall_time") for log in logs],
               [log[-1]["exploitability"] for log in logs]]
     values += [finals[method]] if finals else []
@@ -421,6 +441,8 @@ def main(argv: Sequence[str]) -> None:
     if method not in METHODS:
       raise app.UsageError(f"--methods: unknown method {method!r}; the "
                            f"methods are {', '.join(METHODS)}")
+  with cli.user_input("at_episodes"):
+    at_episodes()
   for game_string in _GAMES.value:
     game = cli.parse_flag("games", game_string, open_spiel_ext.load_game)
     with cli.user_input("games"):
