@@ -17,8 +17,9 @@ rates against every bot (`algorithms/stratego/bots.py`, seats alternated,
 Wilson 95% intervals). Writes under --output_dir: metrics.jsonl (rounds),
 bots.jsonl (win rates per population), population/ (the run's checkpoints;
 the same command resumes), population.npz (the meta-Nash mixture, the file
-the package ships as `agents.shipped_path()`), best_responses.png and
-win_rates.png. --max_minutes bounds the rounds' wall time over every resumed
+the package ships as `agents.shipped_path()`), best_responses.png,
+win_rates.png and, at the end, fixings.md (a table row per population
+measured, also printed). --max_minutes bounds the rounds' wall time over every resumed
 run, --max_episodes the learners' games. With --fork_from, a new run starts
 from another run's population/ folder under other P2SRO settings (a change
 measured against the unchanged method from the same checkpoint).
@@ -123,6 +124,32 @@ def best_response_payoffs(payoffs: np.ndarray,
   how much each new policy beat the population it was trained against."""
   return [float(payoffs[k, :k] @ config.solve(payoffs[:k, :k]))
           for k in range(1, len(payoffs))]
+
+
+def _support(weights: Sequence[float]) -> str:
+  """The members a meta-Nash plays (weight 0.01 or more)."""
+  kept = [(k, w) for k, w in enumerate(weights) if w >= 0.01]
+  if len(kept) == 1:
+    return f"policy {kept[0][0]}"
+  return ", ".join(f"{w:.2f} on {k}" for k, w in kept)
+
+
+def fixings_table(evaluations: Sequence[dict[str, Any]], payoffs: np.ndarray,
+                  config: p2sro.Config, bot_names: Sequence[str]) -> str:
+  """A markdown row per population measured: its hours of rounds and
+  episodes, its newest policy's payoff against the meta-Nash that policy
+  trained against, the meta-Nash's score rate against each bot, and the
+  members the meta-Nash plays."""
+  gains = best_response_payoffs(payoffs, config)
+  rows = [[record["population"], f"{record['hours']:.2f}",
+           f"{record['episodes']:,d}",
+           f"{gains[record['population'] - 2]:+.2f}",
+           *(f"{record[name]['rate']:.3f}" for name in bot_names),
+           _support(record["meta_nash"])]
+          for record in evaluations]
+  return reporting.markdown_table(
+      ["population", "hours", "episodes", "new policy's payoff", *bot_names,
+       "meta-Nash"], rows)
 
 
 def _finished(log: list[p2sro.LogEntry]) -> bool:
@@ -300,11 +327,17 @@ def main(argv: Sequence[str]) -> None:
     bot_writer.close()
     _plot(pipeline.log, evaluations, config, pipeline.population.payoffs,
           output_dir)
+    table = fixings_table(evaluations, pipeline.population.payoffs, config,
+                          _BOTS.value)
+  with open(os.path.join(output_dir, "fixings.md"), "w",
+            encoding="utf-8") as f:
+    f.write(table + "\n")
   last = pipeline.log[-1]
+  print(table)
   print(f"{last.fixed} policies, {last.episodes:,d} episodes, "
         f"{last.wall_time / 3600:.2f} h of rounds; wrote metrics.jsonl, "
-        f"bots.jsonl, population.npz, best_responses.png, win_rates.png to "
-        f"{output_dir}")
+        f"bots.jsonl, fixings.md, population.npz, best_responses.png, "
+        f"win_rates.png to {output_dir}")
 
 
 if __name__ == "__main__":

@@ -342,6 +342,10 @@ def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
   assert [r["population"] for r in measured] == list(range(2, rounds + 1))
   for name in ("best_responses.png", "win_rates.png", "population.npz"):
     assert (first / name).exists()
+  # The table: a row per population measured, under its two header lines.
+  fixings = (first / "fixings.md").read_text().splitlines()
+  assert len(fixings) == 2 + len(measured)
+  assert fixings[2].startswith("| 2 | ")
   # A new machine: its --output_dir is empty, the mirror holds the run.
   again = tmp_path / "again"
   output = _run_example("stratego_p2sro", *flags[:1], "--max_episodes=40",
