@@ -22,6 +22,12 @@ drawn per game.
   until it plateaus, and the generation joins the population together.
 - `self_play`: one learner against the newest member; fixed on a plateau.
 
+With `anchors` (p2sro, psro, naive), fixed single policies of other kinds,
+such as a game's scripted bots (`make_anchor` makes them from their names),
+head the population: rows of its payoff table and members of every mixture
+the learners train against, never trained themselves. That is a variant to
+report beside a method, not the method.
+
 With `warm_start`, a learner that replaces a fixed one (p2sro, psro, naive,
 self_play) starts from the learner state (network, optimiser, buffers) of
 the newest learner still active, or of the one just fixed when none is,
@@ -53,7 +59,6 @@ interrupted. The algorithm does not know which executor runs its tasks.
 """
 
 import dataclasses
-import functools
 import importlib
 import os
 import shutil
@@ -113,6 +118,10 @@ class Config:
   task_opponents: int = 0
   warm_start: bool = False  # New learners start from the newest one's state.
   seed: int = 0
+  # Fixed opponents heading the population (rows 0..k−1 of its table, never
+  # trained), named for the Pipeline's `make_anchor`: a variant seeding the
+  # population with, say, a game's scripted bots. p2sro, psro and naive.
+  anchors: tuple[str, ...] = ()
 
   def __post_init__(self):
     if self.method not in METHODS:
@@ -129,6 +138,11 @@ class Config:
     learner_lib.check_non_negative(self, "min_steps", "plateau_gain",
                                    "entry_standard_error", "task_opponents")
     learner_lib.check_unit_interval(self, "uniform_mix")
+    object.__setattr__(self, "anchors", tuple(self.anchors))
+    if self.anchors and self.method not in ("p2sro", "psro", "naive"):
+      raise ValueError(f"anchors are for p2sro, psro and naive, got "
+                       f"anchors={self.anchors} with "
+                       f"method={self.method!r}")
     if self.warm_start and self.method in ("dch", "rectified"):
       raise ValueError(f"warm_start is for methods that replace a fixed "
                        f"learner, got warm_start=True with "
@@ -181,6 +195,10 @@ class Task(NamedTuple):
   steps: int
   compilation_cache: str  # JAX's persistent cache, shared by the workers.
   engine_options: tuple[tuple[str, Any], ...]  # Of `engine`, as items.
+  # The anchors' names (members then holds (their parameters, the
+  # networks')) and the function that makes them.
+  anchors: tuple[str, ...] = ()
+  make_anchor: Optional[Callable[[str], opponents.Opponent]] = None
 
 
 class Trained(NamedTuple):
@@ -195,7 +213,7 @@ def stack_mixture(members: list[Any], weights: np.ndarray
                  ) -> tuple[Any, np.ndarray]:
   """A task's opponents: the members' parameters stacked, padded with
   weightless copies to a multiple of MEMBER_BLOCK, and their normalised
-  weights."""
+  weights (with anchors, `weights` begins with theirs: they stay first)."""
   padding = -len(members) % MEMBER_BLOCK
   weights = np.asarray(weights, np.float64)
   return (jax.tree.map(lambda *x: np.stack(x),
@@ -313,16 +331,22 @@ class _Trainer:
   """A worker's learner and jitted training for one game and config."""
 
   def __init__(self, game: str, config: best_response.AnyConfig,
-               num_envs: int, engine_options: tuple[tuple[str, Any], ...]):
+               num_envs: int, engine_options: tuple[tuple[str, Any], ...],
+               anchors: tuple[str, ...] = (),
+               make_anchor: Optional[Callable[[str], opponents.Opponent]]
+               = None):
     self.env = engine(pyspiel.load_game(game), config, **dict(engine_options))
     probe = best_response.make_learner(
         config, versus_lib.VersusEnv(self.env, opponents.uniform()),
         num_envs)
     first = probe.played(probe.init(jax.random.PRNGKey(0)))
     self.apply = first.apply
-    self.versus = versus_lib.VersusEnv(
-        self.env, opponents.of_networks(first.apply, first.params,
-                                        continuous=is_continuous(config)))
+    self.anchors = [make_anchor(name) for name in anchors]
+    networks = opponents.of_networks(first.apply, first.params,
+                                     continuous=is_continuous(config))
+    self.versus = versus_lib.VersusEnv(self.env, opponents.anchored(
+        self.anchors, networks, np.full(len(anchors) + 1, 1 / (
+            len(anchors) + 1))) if anchors else networks)
     self.learner = best_response.make_learner(config, self.versus, num_envs)
     self.train_steps = learner_lib.make_train_steps(self.learner, self.versus)
     self.num_envs = num_envs
@@ -360,20 +384,34 @@ def portable_path(carry_path: str) -> str:
 
 # Settings added to Config while runs were under way, with the defaults
 # that keep those runs' behaviour: their checkpoints resume.
-_ADDED_SETTINGS = {"run_entry_games_per_slot": 1}
+_ADDED_SETTINGS = {"run_entry_games_per_slot": 1, "run_anchors": ()}
 
 
-@functools.lru_cache(maxsize=2)
+_TRAINERS: dict[Any, _Trainer] = {}  # The two last used, by what they train.
+
+
 def _trainer(game: str, config: best_response.AnyConfig, num_envs: int,
-             engine_options: tuple[tuple[str, Any], ...] = ()) -> _Trainer:
-  return _Trainer(game, config, num_envs, engine_options)
+             engine_options: tuple[tuple[str, Any], ...] = (),
+             anchors: tuple[str, ...] = (),
+             make_anchor: Optional[Callable[[str], opponents.Opponent]] = None
+            ) -> _Trainer:
+  """The worker's trainer for these settings, made once (the anchors named
+  alike are alike, whatever `make_anchor` object a task brought)."""
+  key = (game, config, num_envs, engine_options, anchors)
+  if key not in _TRAINERS:
+    if len(_TRAINERS) == 2:
+      del _TRAINERS[next(iter(_TRAINERS))]
+    _TRAINERS[key] = _Trainer(game, config, num_envs, engine_options, anchors,
+                              make_anchor)
+  _TRAINERS[key] = _TRAINERS.pop(key)  # The newest used last.
+  return _TRAINERS[key]
 
 
 def train_chunk(task: Task) -> Trained:
   """The executor task: trains one learner for `task.steps` batched steps."""
   compilation_cache.enable(task.compilation_cache)
   trainer = _trainer(task.game, task.learner_config, task.num_envs,
-                     task.engine_options)
+                     task.engine_options, task.anchors, task.make_anchor)
   if task.start is not None:
     carry = trainer.whole(checkpoints.restore(task.start,
                                               trainer.record).tree)
@@ -431,7 +469,10 @@ class Pipeline:
       the run in this directory instead (its population, log and learners'
       carries, copied), under this `config`: the game, learners and
       evaluator must be the same, the method's settings may differ. So a
-      change is measured against the unchanged method from one checkpoint.
+      change is measured against the unchanged method from one checkpoint
+      (a fork adding `config.anchors` fills their entries first).
+    make_anchor: name -> the opponent `config.anchors` names (a function
+      the executors' workers can import).
   """
 
   def __init__(self, game: pyspiel.Game,
@@ -440,8 +481,13 @@ class Pipeline:
                make_executor: Callable[[], executors.Executor],
                evaluator: Any = best_response.EXACT,
                engine_options: Optional[Mapping[str, Any]] = None,
-               fork_from: Optional[str] = None):
+               fork_from: Optional[str] = None,
+               make_anchor: Optional[Callable[[str], opponents.Opponent]]
+               = None):
+    if config.anchors and make_anchor is None:
+      raise ValueError(f"anchors={config.anchors} need a make_anchor")
     self._engine_options = tuple(sorted((engine_options or {}).items()))
+    self._make_anchor = make_anchor if config.anchors else None
     # Refuses a game no learner can play, naming it.
     engine(game, learner_config, **dict(self._engine_options))
     self.game, self.learner_config, self.config = game, learner_config, config
@@ -456,7 +502,8 @@ class Pipeline:
                     **{f"engine_{name}": value
                        for name, value in self._engine_options}}
     self._trainer = _trainer(str(game), learner_config, config.num_envs,
-                             self._engine_options)
+                             self._engine_options, config.anchors,
+                             self._make_anchor)
     self._evaluator = evaluator
     self._evaluated = (None, None)  # (meta-Nash, the evaluator's value).
     self.population = population_lib.Population(
@@ -464,7 +511,8 @@ class Pipeline:
         config.games_per_entry, exact=evaluator == best_response.EXACT,
         seed=config.seed, entry_standard_error=config.entry_standard_error,
         entry_batch=config.entry_batch,
-        entry_games_per_slot=config.entry_games_per_slot)
+        entry_games_per_slot=config.entry_games_per_slot,
+        anchors=self._trainer.anchors)
     self.log: list[LogEntry] = []
     self._wall_time = 0.0
     self._task_time = 0.0
@@ -534,8 +582,9 @@ class Pipeline:
 
   def _opponents(self, level: int,
                  table: np.ndarray) -> tuple[list[Any], np.ndarray]:
-    """The members (parameters) level `level` trains against, mixed; `table`
-    is `_levels_table()`."""
+    """The members (parameters) level `level` trains against, and the
+    mixture's weights (the anchors' first); `table` is
+    `_levels_table()`."""
     method, members = self.config.method, list(self.population.members)
     if method == "rectified":
       indices, weights = self.active[level].opponents
@@ -544,7 +593,7 @@ class Pipeline:
       return members[-1:], np.ones(1)
     below = ([a.params for a in self.active[:level]]
              if method in ("p2sro", "psro", "dch") else [])
-    size = len(members) + len(below)
+    size = len(self.population) + len(below)
     weights = self.config.solve(table[:size, :size])
     mix = self.config.uniform_mix
     return members + below, (1 - mix) * weights + mix / size
@@ -554,26 +603,36 @@ class Pipeline:
     members, weights = self._opponents(level, table)
     if self.config.task_opponents:
       members, weights = self._drawn(members, weights, level)
+    anchors = len(self.config.anchors)
+    if not members:  # Only anchors drawn: a weightless network for shape.
+      members, weights = self.population.members[:1], np.append(weights, 0.0)
     stacked, weights = stack_mixture(members, weights)
+    if anchors:
+      stacked = (tuple(a.params for a in self._trainer.anchors), stacked)
     return Task(str(self.game), self.learner_config, self.config.num_envs,
                 active.seed, active.checkpoint, active.warm_from,
                 self._carry_path(
                     f"{active.name}.round_{len(self.log) + 1}.pkl"),
                 stacked, weights, self.config.chunk_steps,
                 os.path.join(self.directory, "compilation_cache"),
-                self._engine_options)
+                self._engine_options, self.config.anchors, self._make_anchor)
 
   def _drawn(self, members: list[Any], weights: np.ndarray,
              level: int) -> tuple[list[Any], np.ndarray]:
     """`task_opponents` draws from the mixture (keyed by the round and
     level, so a resumed run draws the same): the members drawn, weighted by
-    how often."""
+    how often (the anchors keep their places, weightless if not drawn)."""
     rng = np.random.default_rng(
         (self.config.seed, len(self.log) + 1, level))
-    drawn = rng.choice(len(members), self.config.task_opponents,
+    drawn = rng.choice(len(weights), self.config.task_opponents,
                        p=weights / weights.sum())
     indices, counts = np.unique(drawn, return_counts=True)
-    return [members[i] for i in indices], counts / counts.sum()
+    anchors = len(self.config.anchors)
+    anchor_counts = np.zeros(anchors)
+    anchor_counts[indices[indices < anchors]] = counts[indices < anchors]
+    kept = indices >= anchors
+    return ([members[i - anchors] for i in indices[kept]],
+            np.concatenate([anchor_counts, counts[kept]]) / counts.sum())
 
   # Running the tasks.
 

@@ -346,6 +346,10 @@ def main(argv: Sequence[str]) -> None:
       raise ValueError("--run_dir is required: a stratego_p2sro run's "
                        "population/ folder")
     run = p2sro.saved_run(_RUN_DIR.value)
+    if run.config.anchors:
+      raise ValueError(f"{_RUN_DIR.value} is a run with anchors "
+                       f"{run.config.anchors}; these parts measure P2SRO "
+                       "runs without")
     path = os.path.join(_RUN_DIR.value, p2sro.STATE_FILE)
     saved = checkpoints.restore(path, checkpoints.saved_config(path)).extra
   with cli.user_input("bots"):

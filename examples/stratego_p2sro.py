@@ -23,6 +23,13 @@ measured, also printed). --max_minutes bounds the rounds' wall time over every r
 run, --max_episodes the learners' games. With --fork_from, a new run starts
 from another run's population/ folder under other P2SRO settings (a change
 measured against the unchanged method from the same checkpoint).
+
+--anchor_bots runs a variant, not P2SRO as shipped: those scripted bots head
+the population as fixed members (`p2sro.Config.anchors`), in its payoff
+table and in the mixtures learners train against. Its population.npz and
+win rates are then those of the networks' part of the meta-Nash
+(renormalised; the newest network alone if the meta-Nash plays only bots),
+and bots.jsonl records the bots' share.
 """
 
 import dataclasses
@@ -38,6 +45,7 @@ import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
@@ -111,6 +119,9 @@ _EVAL_GAMES = flags.DEFINE_integer(
     "eval_games", 200, "Games against each bot per fixed policy.",
     lower_bound=1)
 _BOTS = flags.DEFINE_list("bots", list(bots.BOTS), "Bots to measure against.")
+_ANCHOR_BOTS = flags.DEFINE_list(
+    "anchor_bots", [], "A variant (module docstring): these bots head the "
+    "population as fixed members.")
 _SEED = flags.DEFINE_integer("seed", 0, "The run's seed.", lower_bound=0)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_p2sro_output",
                                   "Checkpoints, metrics, plots, population.")
@@ -120,17 +131,35 @@ _FLAGS = flags.FLAGS
 
 def best_response_payoffs(payoffs: np.ndarray,
                           config: p2sro.Config) -> list[float]:
-  """Member k's payoff against the meta-Nash of members 0..k−1, for k ≥ 1:
-  how much each new policy beat the population it was trained against."""
+  """Member k's payoff against the meta-Nash of members 0..k−1, for each
+  trained member k ≥ 1 (after the anchors): how much each new policy beat
+  the population it was trained against."""
   return [float(payoffs[k, :k] @ config.solve(payoffs[:k, :k]))
-          for k in range(1, len(payoffs))]
+          for k in range(_first_trained(config), len(payoffs))]
 
 
-def _support(weights: Sequence[float]) -> str:
-  """The members a meta-Nash plays (weight 0.01 or more)."""
-  kept = [(k, w) for k, w in enumerate(weights) if w >= 0.01]
+def _first_trained(config: p2sro.Config) -> int:
+  """The first row of the payoff table a best response fills."""
+  return max(1, len(config.anchors) + 1)
+
+
+def networks_part(weights: np.ndarray, anchors: int) -> np.ndarray:
+  """The networks' part of a meta-Nash over anchors then networks,
+  renormalised (the newest network alone if it plays only anchors)."""
+  networks = np.asarray(weights[anchors:], np.float64)
+  if networks.sum() <= 0:
+    return np.eye(len(networks))[-1]
+  return networks / networks.sum()
+
+
+def _support(weights: Sequence[float], anchors: Sequence[str]) -> str:
+  """The members a meta-Nash plays (weight 0.01 or more), anchors by name,
+  policies by their row of the payoff table."""
+  kept = [(anchors[k] if k < len(anchors) else k, w)
+          for k, w in enumerate(weights) if w >= 0.01]
   if len(kept) == 1:
-    return f"policy {kept[0][0]}"
+    member = kept[0][0]
+    return member if isinstance(member, str) else f"policy {member}"
   return ", ".join(f"{w:.2f} on {k}" for k, w in kept)
 
 
@@ -141,11 +170,12 @@ def fixings_table(evaluations: Sequence[dict[str, Any]], payoffs: np.ndarray,
   trained against, the meta-Nash's score rate against each bot, and the
   members the meta-Nash plays."""
   gains = best_response_payoffs(payoffs, config)
+  first = _first_trained(config)
   rows = [[record["population"], f"{record['hours']:.2f}",
            f"{record['episodes']:,d}",
-           f"{gains[record['population'] - 2]:+.2f}",
+           f"{gains[record['population'] - 1 - first]:+.2f}",
            *(f"{record[name]['rate']:.3f}" for name in bot_names),
-           _support(record["meta_nash"])]
+           _support(record["meta_nash"], config.anchors)]
           for record in evaluations]
   return reporting.markdown_table(
       ["population", "hours", "episodes", "new policy's payoff", *bot_names,
@@ -194,10 +224,14 @@ def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
   """The meta-Nash's win rates against every bot."""
   started = time.perf_counter()
   weights = pipeline.config.solve(pipeline.population.payoffs)
-  mixture = pipeline.population.opponent(weights)
+  anchors = len(pipeline.config.anchors)
+  mixture = pipeline.population.opponent(weights) if not anchors else (
+      _networks(pipeline, weights))
   record = {"population": entry.fixed, "round": entry.round,
             "hours": entry.wall_time / 3600, "episodes": entry.episodes,
             "meta_nash": weights.tolist()}
+  if anchors:
+    record["anchors_share"] = float(weights[:anchors].sum())
   for index, name in enumerate(_BOTS.value):
     rate = arena.win_rate(arena.play(
         env, mixture, bots.bot(name), _EVAL_GAMES.value,
@@ -207,9 +241,18 @@ def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
   return record
 
 
+def _networks(pipeline: p2sro.Pipeline, weights: np.ndarray) -> Any:
+  """The networks' part of the meta-Nash `weights`, as an opponent."""
+  population = pipeline.population
+  part = networks_part(weights, len(pipeline.config.anchors))
+  stacked = jax.tree.map(lambda *x: np.stack(x), *population.members)
+  return opponents.network(population.apply, stacked, part)
+
+
 def _save_population(pipeline: p2sro.Pipeline, learner_config: ppo.Config,
                      entry: p2sro.LogEntry, path: str) -> int:
-  weights = pipeline.config.solve(pipeline.population.payoffs)
+  weights = networks_part(pipeline.config.solve(pipeline.population.payoffs),
+                          len(pipeline.config.anchors))
   return agents.save_population(
       path, pipeline.population.members, weights, learner_config.network,
       learner_config.hidden_sizes, pipeline.game.num_distinct_actions(),
@@ -222,7 +265,7 @@ def _plot(log: list[p2sro.LogEntry], evaluations: list[dict[str, Any]],
           config: p2sro.Config, payoffs: np.ndarray,
           output_dir: str) -> None:
   fixed_at = [next(e for e in log if e.fixed > k) for k in
-              range(1, len(payoffs))]
+              range(_first_trained(config), len(payoffs))]
   reporting.plot_curves(
       os.path.join(output_dir, "best_responses.png"),
       [("training hours", "linear"), ("episodes", "linear")],
@@ -268,9 +311,10 @@ def main(argv: Sequence[str]) -> None:
     learner_config = stratego_recipes.ppo_config(_HIDDEN_SIZES.value,
                                                  _LEARNING_RATE.value)
     config = stratego_recipes.p2sro_config(
-        _DEVICE.value, **cli.given(_P2SRO_FLAGS), seed=_SEED.value)
+        _DEVICE.value, **cli.given(_P2SRO_FLAGS), seed=_SEED.value,
+        anchors=tuple(_ANCHOR_BOTS.value))
     env = env_lib.StrategoEnv(game, relative_actions=True)
-    for name in _BOTS.value:
+    for name in _BOTS.value + _ANCHOR_BOTS.value:
       bots.bot(name)
   output_dir = _OUTPUT_DIR.value
   if _MIRROR_DIR.value:
@@ -283,7 +327,8 @@ def main(argv: Sequence[str]) -> None:
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator=None,
                               engine_options=learners.ENGINE_OPTIONS,
-                              fork_from=_FORK_FROM.value)
+                              fork_from=_FORK_FROM.value,
+                              make_anchor=bots.bot)
   evaluations = [r for r in reporting.read_json_lines(bots_path)
                  if r["population"] <= len(pipeline.population)]
   with pipeline:
@@ -308,7 +353,7 @@ def main(argv: Sequence[str]) -> None:
           f"{record[name]['high']:.3f}]" for name in _BOTS.value),
             flush=True)
 
-    if len(pipeline.population) > 1 and (
+    if len(pipeline.population) > _first_trained(config) and (
         not evaluations or
         evaluations[-1]["population"] < len(pipeline.population)):
       measure(pipeline.log[-1])  # Interrupted before it was measured.

@@ -151,6 +151,53 @@ def network(apply_fn: Callable[[Any, jax.Array], jax.Array], params: Any,
                   members_table)
 
 
+def anchored(anchors: Sequence[Opponent], networks: Opponent,
+             weights: Sequence[float]) -> Opponent:
+  """A mixture whose first members are `anchors`, single policies of other
+  kinds (say a game's scripted bots) that a population keeps fixed, and
+  whose other members are those of `networks` (a mixture of networks),
+  mixed by `weights` (the anchors', then the networks'). Its parameters are
+  (the anchors' parameters, the networks').
+
+  Raises:
+    ValueError: an anchor is itself a mixture, or bad weights.
+  """
+  if any(len(anchor.weights) != 1 for anchor in anchors):
+    raise ValueError("each anchor must be a single policy, got mixtures of "
+                     f"{[len(anchor.weights) for anchor in anchors]} members")
+  count = len(anchors)
+  acts = tuple(anchor.act for anchor in anchors)
+
+  def act(params, observation, mask, member, key):
+    anchor_params, network_params = params
+    keys = jax.random.split(key, count + 1)
+    # Games an anchor plays get no network member (index below 0).
+    actions = networks.act(network_params, observation, mask, member - count,
+                           keys[0])
+    for index, (anchor_act, own) in enumerate(zip(acts, anchor_params)):
+      playing = member == index
+
+      def play(actions, anchor_act=anchor_act, own=own, index=index,
+               playing=playing):
+        anchors_actions = anchor_act(own, observation, mask,
+                                     jnp.zeros_like(member), keys[index + 1])
+        return jnp.where(playing.reshape(playing.shape + (1,) * (
+            actions.ndim - 1)), anchors_actions, actions)
+
+      actions = jax.lax.cond(playing.any(), play, lambda a: a, actions)
+    return actions
+
+  def members_table(tree, clones):
+    return np.concatenate([anchor.members_table(tree, clones)
+                           for anchor in anchors] +
+                          [networks.members_table(tree, clones)])
+
+  weights = _check_weights(weights, count + len(networks.weights))
+  return Opponent(_memoized(("anchored", acts, networks.act), act),
+                  (tuple(anchor.params for anchor in anchors),
+                   networks.params), weights, members_table)
+
+
 def no_tree_table(tree: game_tree_lib.GameTree, clones: int) -> np.ndarray:
   """The `members_table` of policies without one (continuous actions)."""
   del tree, clones

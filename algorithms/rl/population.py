@@ -12,6 +12,10 @@ entry's standard error is small enough). `opponent(weights)` is the
 mixture of members a learner trains against (one member drawn per game),
 and `exploitability(weights)` the exact exploitability of that mixture
 where the tree fits.
+
+A population may be anchored: fixed opponents of other kinds (say a game's
+scripted bots, `opponents.Opponent`s) head its table, rows 0..k−1, and
+the networks follow; `members` holds the networks only.
 """
 
 import copy
@@ -30,12 +34,13 @@ from open_spiel_ext.algorithms.tree import policies as tree_policies
 import pyspiel
 
 
-# (engine, network, batch) -> the jitted whole games of sampled entries,
+# (engine, player's and opponent's kinds, batch, games per slot) -> the
+# jitted whole games of sampled entries,
 # compiled once per process for every population of them.
 _ENTRY_GAMES: dict[Any, Any] = {}
 
 
-def _entry_games(env: Any, apply: learner_lib.LogitsFn,
+def _entry_games(env: Any, player_act: opponents.ActFn,
                  opponent: opponents.Opponent, batch: int,
                  per_slot: int = 1) -> Any:
   """Jitted: `batch · per_slot` whole games of one member against another,
@@ -48,10 +53,10 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
   next game as soon as it is free leaves slots idle only while the last
   games end, where a fixed share of games per slot would wait on the slot
   whose games ran longest."""
-  if (env, apply, batch, per_slot) in _ENTRY_GAMES:
-    return _ENTRY_GAMES[env, apply, batch, per_slot]
+  cache_key = (env, player_act, opponent.act, batch, per_slot)
+  if cache_key in _ENTRY_GAMES:
+    return _ENTRY_GAMES[cache_key]
   versus = versus_lib.VersusEnv(env, opponent)
-  act = opponent.act
   total = batch * per_slot
   seat = jnp.arange(batch, dtype=jnp.int32) % 2
 
@@ -65,9 +70,9 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
     def move(carry):
       state, key, game, started, returns, seats = carry
       key, act_key = jax.random.split(key)
-      actions = act(player_params, versus.observation(state),
-                    versus.legal_mask(state), jnp.zeros(batch, jnp.int32),
-                    act_key)
+      actions = player_act(player_params, versus.observation(state),
+                           versus.legal_mask(state),
+                           jnp.zeros(batch, jnp.int32), act_key)
       state, reward, done = versus.play(state, actions, opponent_params,
                                         opponent_weights)
       # Games numbered total or more were never dealt: their slots idle.
@@ -82,8 +87,8 @@ def _entry_games(env: Any, apply: learner_lib.LogitsFn,
         state, key, jnp.arange(batch), jnp.asarray(batch), jnp.zeros(total),
         first_seats))[4:]
 
-  _ENTRY_GAMES[env, apply, batch, per_slot] = jax.jit(games)
-  return _ENTRY_GAMES[env, apply, batch, per_slot]
+  _ENTRY_GAMES[cache_key] = jax.jit(games)
+  return _ENTRY_GAMES[cache_key]
 
 
 def entry_slots(games_per_entry: int, games_per_slot: int,
@@ -95,13 +100,15 @@ def entry_slots(games_per_entry: int, games_per_slot: int,
 
 
 class Population:
-  """Members of one architecture and their payoff table."""
+  """Members of one architecture, after any anchors, and their payoff
+  table."""
 
   def __init__(self, game: pyspiel.Game, apply: learner_lib.LogitsFn,
                env: Any = None, games_per_entry: int = 20_000,
                exact: bool = True, seed: int = 0,
                entry_standard_error: float = 0.0, entry_batch: int = 1024,
-               entry_games_per_slot: int = 1):
+               entry_games_per_slot: int = 1,
+               anchors: Sequence[opponents.Opponent] = ()):
     """Args:
       game: the game.
       apply: the members' logits function.
@@ -117,6 +124,8 @@ class Population:
       entry_games_per_slot: games a call deals per slot on average, each to
         the next slot that frees up (a call ends when its last game does;
         the standard error is checked between calls).
+      anchors: fixed single policies heading the table (rows 0..k−1), their
+        entries filled as the first network joins.
     """
     if not exact and env is None:
       raise ValueError("sampled payoff entries need a batched engine (env)")
@@ -144,23 +153,38 @@ class Population:
     self._evaluator = (evaluation.ExactEvaluator(game, opponents.uniform())
                        if exact else None)
     self._key = jax.random.PRNGKey(seed)  # Each sampled entry folds in i, j.
+    self.anchors = list(anchors)
     self.members: list[Any] = []
-    self._tables: list[np.ndarray] = []  # Exact mode: each member's policy.
+    # Exact mode: each anchor's, then each member's policy array.
+    self._tables: list[np.ndarray] = [self._anchor_table(a) for a in anchors]
     self.payoffs = np.zeros((0, 0))
     # Each entry's standard error (0 where exact): how far a meta-solver
     # may trust it.
     self.standard_errors = np.zeros((0, 0))
 
   def __len__(self) -> int:
-    return len(self.members)
+    """The table's size: anchors and members."""
+    return len(self.anchors) + len(self.members)
+
+  def _anchor_table(self, anchor: opponents.Opponent) -> np.ndarray:
+    if self._evaluator is None:
+      return np.zeros(0)
+    return anchor.members_table(self._evaluator.sweeps.tree,
+                                self._evaluator.clones)[0]
 
   def add(self, params: Any) -> None:
-    """Adds a member and fills its row and column of the payoff table."""
+    """Adds a member and fills its row and column of the payoff table (the
+    anchors' first, when it is the first member)."""
     policy = learner_lib.LearnedPolicy(self.apply, params)
     if self._evaluator is not None:
       self._tables.append(self._evaluator.policy_array(policy))
     self.members.append(params)
-    size = len(self.members)
+    while len(self.payoffs) < len(self):
+      self._add_row()
+
+  def _add_row(self) -> None:
+    """Fills the next row and column of the payoff table."""
+    size = len(self.payoffs) + 1
     row, errors = np.array(
         [self._entry(size - 1, j) for j in range(size - 1)]).reshape(-1, 2).T
     self.payoffs = _grown(self.payoffs, row, -row)
@@ -168,19 +192,46 @@ class Population:
 
   def state(self) -> dict[str, Any]:
     """What `restore` needs (plain arrays, for a checkpoint)."""
-    return {"members": jax.device_get(self.members),
-            "tables": self._tables, "payoffs": self.payoffs,
-            "standard_errors": self.standard_errors,
-            "entry_games": self.entry_games}
+    state = {"members": jax.device_get(self.members),
+             "tables": self._tables, "payoffs": self.payoffs,
+             "standard_errors": self.standard_errors,
+             "entry_games": self.entry_games}
+    return {**state, "anchors": len(self.anchors)} if self.anchors else state
 
   def restore(self, state: dict[str, Any]) -> None:
-    """Takes back the members and payoffs that `state()` returned."""
+    """Takes back the members and payoffs that `state()` returned. A state
+    without anchors taken back by an anchored population (a run forked
+    from an unanchored one) gets the anchors' rows and columns, put first.
+
+    Raises:
+      ValueError: the state has anchors other than this population's.
+    """
+    saved_anchors = state.get("anchors", 0)
+    if saved_anchors not in (0, len(self.anchors)):
+      raise ValueError(f"the saved population has {saved_anchors} anchors, "
+                       f"this one {len(self.anchors)}")
     self.members = list(state["members"])
     self._tables = list(state["tables"])
     self.payoffs = state["payoffs"]
     self.standard_errors = state.get("standard_errors",
                                      np.zeros_like(self.payoffs))
     self.entry_games = state.get("entry_games", 0)
+    if self.anchors and not saved_anchors:
+      self._put_anchors_first()
+
+  def _put_anchors_first(self) -> None:
+    """Prepends the anchors to a table of members only."""
+    count, size = len(self.anchors), len(self)
+    self._tables = [self._anchor_table(a) for a in self.anchors] + (
+        self._tables)
+    payoffs, errors = np.zeros((size, size)), np.zeros((size, size))
+    payoffs[count:, count:] = self.payoffs
+    errors[count:, count:] = self.standard_errors
+    for i in range(size):
+      for j in range(min(i, count)):
+        payoffs[i, j], errors[i, j] = self._entry(i, j)
+        payoffs[j, i], errors[j, i] = -payoffs[i, j], errors[i, j]
+    self.payoffs, self.standard_errors = payoffs, errors
 
   def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
     """The payoff table of the members and `extra` parameters (say, active
@@ -194,18 +245,31 @@ class Population:
 
   def opponent(self, weights: np.ndarray,
                extra: Sequence[Any] = ()) -> opponents.Opponent:
-    """The members (then `extra` parameters) mixed by `weights`, one drawn
-    per game."""
-    stacked = jax.tree.map(lambda *x: jnp.stack(x),
-                           *self.members, *extra)
-    return opponents.of_networks(self.apply, stacked,
-                                 np.asarray(weights, np.float64).tolist(),
-                                 self._continuous)
+    """The anchors and members (then `extra` parameters) mixed by
+    `weights`, one drawn per game."""
+    networks = list(self.members) + list(extra)
+    stacked = jax.tree.map(lambda *x: jnp.stack(x), *networks)
+    weights = np.asarray(weights, np.float64)
+    if not self.anchors:
+      return opponents.of_networks(self.apply, stacked, weights.tolist(),
+                                   self._continuous)
+    return opponents.anchored(
+        self.anchors, opponents.of_networks(
+            self.apply, stacked, np.full(len(networks), 1 / len(networks)),
+            self._continuous), weights)
+
+  def _policy(self, index: int) -> opponents.Opponent:
+    """The table's row `index` as a single policy."""
+    if index < len(self.anchors):
+      return self.anchors[index]
+    return opponents.of_networks(
+        self.apply, self.members[index - len(self.anchors)],
+        continuous=self._continuous)
 
   def mixture_table(self, weights: np.ndarray,
                     extra: Sequence[Any] = ()) -> np.ndarray:
-    """The behaviour policy array of the members (then `extra` parameters)
-    mixed by `weights`, on the tree engine's tree."""
+    """The behaviour policy array of the anchors and members (then `extra`
+    parameters) mixed by `weights`, on the tree engine's tree."""
     if self._evaluator is None:
       raise ValueError("a mixture's policy array needs the tree (exact=True)")
     tables = self._tables + [
@@ -230,7 +294,7 @@ class Population:
                                     self.mixture_table(weights, extra))
 
   def _entry(self, i: int, j: int) -> tuple[float, float]:
-    """Member i's payoff against member j, averaged over the seats, and its
+    """Row i's payoff against row j, averaged over the seats, and its
     standard error (0 where exact)."""
     if self._evaluator is not None:
       sweeps = self._evaluator.sweeps
@@ -243,17 +307,16 @@ class Population:
     return self._sampled_entry(i, j)
 
   def _sampled_entry(self, i: int, j: int) -> tuple[float, float]:
-    """Member i's mean return against member j over whole games, a call's
+    """Row i's mean return against row j over whole games, a call's
     `entry_batch · entry_games_per_slot` games dealt to `entry_batch` slots
-    as they free up, i in alternating seats, each sampling its softmax policy (or playing its action): the
-    mean of the two seats' means, from `games_per_entry` games, or fewer
-    once its standard error is at most `entry_standard_error`."""
-    player, opponent = (
-        opponents.of_networks(self.apply, self.members[k],
-                              continuous=self._continuous) for k in (i, j))
+    as they free up, i in alternating seats, each sampling its softmax
+    policy (or playing its action): the mean of the two seats' means, from
+    `games_per_entry` games, or fewer once its standard error is at most
+    `entry_standard_error`."""
+    player, opponent = self._policy(i), self._policy(j)
     per_slot = self.entry_games_per_slot
     batch = entry_slots(self.games_per_entry, per_slot, self.entry_batch)
-    games = _entry_games(self.env, self.apply, opponent, batch, per_slot)
+    games = _entry_games(self.env, player.act, opponent, batch, per_slot)
     # Keyed by the pair, not by a running key: a resumed run (whose
     # checkpoint keeps the table, not a key) samples the entries it adds
     # from the same games as a run never stopped.

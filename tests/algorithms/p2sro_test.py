@@ -3,6 +3,7 @@ and measured exactly: what each method fixes, and that a resumed run and a
 run whose worker was killed end exactly like one never interrupted."""
 
 import dataclasses
+import functools
 import multiprocessing
 import os
 import shutil
@@ -17,6 +18,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import dqn
+from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -163,6 +165,43 @@ def test_a_fork_continues_the_run_it_starts_from(reference, pool, tmp_path):
     p2sro.Pipeline(KUHN, dataclasses.replace(DQN, hidden_sizes=(8,)),
                    CONFIG, str(tmp_path / "refused"), lambda: pool,
                    fork_from=str(parent))
+
+
+# Uniform play and CFR+'s average policy as anchors (picklable for workers).
+ANCHORS = ("uniform", "cfr+:20")
+MAKE_ANCHOR = functools.partial(opponents.from_spec, game=KUHN)
+
+
+def test_anchors_head_the_population_and_the_learners_mixtures(
+    reference, pool, tmp_path):
+  """A fork of the reference adding anchors: their rows lead the table,
+  the reference's follow, and the learners train against mixtures in which
+  the anchors play (task_opponents keeps them in their places)."""
+  parent = tmp_path / "parent"
+  _run(_pipeline(parent, lambda: pool), REFERENCE_ROUNDS // 2)
+  config = dataclasses.replace(CONFIG, anchors=ANCHORS, task_opponents=3)
+  forked = p2sro.Pipeline(KUHN, DQN, config, str(tmp_path / "anchored"),
+                          lambda: pool, fork_from=str(parent),
+                          make_anchor=MAKE_ANCHOR)
+  members = len(forked.population.members)
+  assert len(forked.population) == 2 + members
+  parent_table = p2sro.Pipeline(KUHN, DQN, CONFIG, str(parent),
+                                lambda: pool).population.payoffs
+  np.testing.assert_allclose(forked.population.payoffs[2:, 2:], parent_table)
+  assert forked.population.payoffs[0, 1] < -0.01  # Uniform loses to CFR+.
+  table = forked._levels_table()  # pylint: disable=protected-access
+  task = forked._task(0, table)  # pylint: disable=protected-access
+  anchor_params, _ = task.members
+  assert len(anchor_params) == 2 and task.weights.sum() == pytest.approx(1)
+  _run(forked, REFERENCE_ROUNDS // 2 + 2)
+  assert len(forked.log) == REFERENCE_ROUNDS // 2 + 2
+  resumed = p2sro.Pipeline(KUHN, DQN, config, str(tmp_path / "anchored"),
+                           lambda: pool, make_anchor=MAKE_ANCHOR)
+  np.testing.assert_array_equal(resumed.population.payoffs,
+                                forked.population.payoffs)
+  with pytest.raises(ValueError, match="need a make_anchor"):
+    p2sro.Pipeline(KUHN, DQN, config, str(tmp_path / "no_maker"),
+                   lambda: pool)
 
 
 def test_a_copied_state_resumes_as_the_run_it_copies(reference, pool,
@@ -324,6 +363,8 @@ def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):
     ({"task_opponents": -1}, "task_opponents=-1"),
     ({"entry_standard_error": -0.1}, "entry_standard_error=-0.1"),
     ({"entry_batch": 0}, "entry_batch=0"),
+    ({"method": "dch", "anchors": ("uniform",)}, "anchors=\\('uniform',\\) "
+     "with method='dch'"),
 ])
 def test_bad_settings_are_refused_naming_the_value(changes, message):
   with pytest.raises(ValueError, match=message):

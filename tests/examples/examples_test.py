@@ -4,10 +4,12 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel.python.algorithms import exploitability
+from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -325,6 +327,25 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.slow  # Two minutes, mostly compiling the bots into the learner.
+def test_stratego_p2sro_with_anchor_bots_ships_the_networks_part(tmp_path):
+  output = _run_example(
+      "stratego_p2sro", "--game=barrage_stratego(ply_limit=30)",
+      "--max_episodes=16", "--chunk_steps=24", "--min_steps=4",
+      "--plateau_gain=10", "--num_envs=4", "--hidden_sizes=4,4",
+      "--games_per_entry=4", "--eval_games=2", "--bots=random",
+      "--workers=1", "--anchor_bots=scout,probabilistic",
+      f"--output_dir={tmp_path}")
+  assert "'anchors': ('scout', 'probabilistic')" in output
+  measured = reporting.read_json_lines(str(tmp_path / "bots.jsonl"))
+  # Populations count the anchors: the first fixing makes 4 rows.
+  assert measured and measured[0]["population"] == 4
+  assert 0 <= measured[0]["anchors_share"] <= 1
+  assert len(measured[0]["meta_nash"]) == 4
+  _, meta = agents.load_population(str(tmp_path / "population.npz"))
+  assert np.isclose(sum(meta["weights"]), 1) and len(meta["weights"]) <= 2
+
+
 def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
   # Rounds of 24 steps: every game (8 placements, 15 moves at most) ends
   # within a round, so --max_episodes bounds the rounds, however slow.

@@ -9,6 +9,7 @@ import pytest
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import network_policies
+from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import population as population_lib
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
@@ -141,3 +142,71 @@ def test_without_a_standard_error_target_every_game_is_played(monkeypatch):
                       lambda returns, seats: (0.0, 0.0))
   population = _filled(exact=False, games_per_entry=64, entry_batch=16)
   assert population.entry_games == 3 * 64
+
+
+def _anchors():
+  """Uniform play and CFR+'s average policy, as fixed single policies."""
+  return [opponents.uniform(), opponents.from_spec("cfr+:20", KUHN)]
+
+
+def test_anchors_head_the_table_with_their_exact_entries():
+  anchored = population_lib.Population(KUHN, NETWORK.apply,
+                                       anchors=_anchors())
+  plain = population_lib.Population(KUHN, NETWORK.apply)
+  for params in _members(2):
+    anchored.add(params)
+    plain.add(params)
+  assert len(anchored) == 4 and len(anchored.members) == 2
+  np.testing.assert_allclose(anchored.payoffs[2:, 2:], plain.payoffs)
+  np.testing.assert_allclose(anchored.payoffs, -anchored.payoffs.T,
+                             atol=1e-12)
+  tree = game_tree.build_tree(KUHN)
+  tree_sweeps = sweeps.TreeSweeps(tree)
+  tables = np.concatenate([a.members_table(tree, 1) for a in _anchors()] +
+                          [plain.opponent(np.ones(2) / 2).members_table(
+                              tree, 1)])
+  player = tree.infoset_player[:, None]
+  value = lambda a, b: tree_sweeps.expected_value(
+      np.where(player == 0, a, b))
+  for i, j in ((1, 0), (2, 0), (3, 1)):
+    expected = 0.5 * (value(tables[i], tables[j]) -
+                      value(tables[j], tables[i]))
+    assert anchored.payoffs[i, j] == pytest.approx(expected, abs=1e-9)
+  weights = np.array([0.1, 0.5, 0.0, 0.4])
+  np.testing.assert_allclose(anchored.opponent(weights).members_table(tree, 1),
+                             tables, atol=1e-6)
+  assert anchored.exploitability(weights) == pytest.approx(
+      tree_sweeps.exploitability(tree_sweeps.mixture_policy(tables, weights)),
+      abs=1e-9)
+
+
+def test_sampled_anchor_entries_agree_with_the_exact_ones():
+  exact = population_lib.Population(KUHN, NETWORK.apply, anchors=_anchors())
+  sampled = population_lib.Population(
+      KUHN, NETWORK.apply, batched_poker.kuhn_poker(auto_reset=True),
+      games_per_entry=20_000, exact=False, anchors=_anchors())
+  for params in _members(1):
+    exact.add(params)
+    sampled.add(params)
+  np.testing.assert_allclose(sampled.payoffs, exact.payoffs,
+                             atol=4 * 2 / np.sqrt(20_000))
+
+
+def test_an_unanchored_state_gets_the_anchors_put_first():
+  """A run forked from one without anchors: its table gains their rows."""
+  plain = population_lib.Population(KUHN, NETWORK.apply)
+  anchored = population_lib.Population(KUHN, NETWORK.apply,
+                                       anchors=_anchors())
+  for params in _members(2):
+    plain.add(params)
+    anchored.add(params)
+  forked = population_lib.Population(KUHN, NETWORK.apply, anchors=_anchors())
+  forked.restore(plain.state())
+  np.testing.assert_allclose(forked.payoffs, anchored.payoffs, atol=1e-12)
+  third = _members(3)[2]
+  forked.add(third)
+  anchored.add(third)
+  np.testing.assert_allclose(forked.payoffs, anchored.payoffs, atol=1e-12)
+  with pytest.raises(ValueError, match="2 anchors, this one 1"):
+    population_lib.Population(KUHN, NETWORK.apply,
+                              anchors=_anchors()[:1]).restore(anchored.state())

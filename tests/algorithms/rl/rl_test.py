@@ -115,10 +115,14 @@ def _mixture(kind, kuhn_tree, cfr_average):
             for seed in (0, 1)]
   stacked = jax.tree.map(lambda *x: jnp.stack(x), *params)
   opponent = opponents.network(network.apply, stacked, weights)
+  if kind == "anchored":  # CFR+ and uniform anchors, then the networks.
+    opponent = opponents.anchored(
+        [opponents.tabular(kuhn_tree, cfr_average), opponents.uniform()],
+        opponent, [0.4, 0.1, 0.2, 0.3])
   return opponent, opponent.members_table(kuhn_tree, 1)
 
 
-@pytest.mark.parametrize("kind", ["tabular", "network"])
+@pytest.mark.parametrize("kind", ["tabular", "network", "anchored"])
 def test_versus_env_returns_match_the_exact_value_against_a_mixture(
     kind, kuhn_tree, cfr_average):
   opponent, members = _mixture(kind, kuhn_tree, cfr_average)
@@ -290,6 +294,10 @@ def test_mixture_weights_are_checked(kuhn_tree):
   uniform = tree_policies.uniform(kuhn_tree.legal)
   with pytest.raises(ValueError, match=r"weights=\[0.5, 0.6\]"):
     opponents.tabular(kuhn_tree, np.stack([uniform, uniform]), [0.5, 0.6])
+  with pytest.raises(ValueError, match=r"mixtures of \[2\] members"):
+    opponents.anchored([opponents.tabular(
+        kuhn_tree, np.stack([uniform, uniform]), [0.5, 0.5])],
+                       opponents.uniform(), [0.5, 0.5])
 
 
 def test_best_response_refuses_an_engine_without_auto_reset():
