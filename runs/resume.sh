@@ -40,4 +40,4 @@ start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|strat
    && "$PYTHON" benchmarks/deepcubea_eval.py --models=lights_out_7 \
    --count=100 --settings=0.2:1000 --max_nodes=1000000 \
    --output_dir=runs/deepcubea_eval/lights_out_7 \
-   && bash runs/stratego_p2sro_anchored.sh && bash runs/nxdo_thesis.sh'
+   && { bash runs/stratego_p2sro_anchored.sh; bash runs/nxdo_thesis.sh; }'
