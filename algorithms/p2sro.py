@@ -827,6 +827,13 @@ class Pipeline:
         os.path.join(parent, STATE_FILE), self._record,
         may_differ=lambda name: name.startswith("run_"))
     os.makedirs(os.path.join(self.directory, "learners"), exist_ok=True)
+    anchors, members = len(self.config.anchors), len(
+        state.extra["population"]["members"])
+    if anchors and not state.extra["population"].get("anchors"):
+      print(f"p2sro: forking {parent}: the anchors' payoff entries against "
+            f"its {members} members and each other "
+            f"({anchors * members + anchors * (anchors - 1) // 2} entries) "
+            "first", flush=True)
     self._restore(state)
     for name in self._named_carries():
       shutil.copyfile(os.path.join(parent, "learners", name),

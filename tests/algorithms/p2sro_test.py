@@ -173,7 +173,7 @@ MAKE_ANCHOR = functools.partial(opponents.from_spec, game=KUHN)
 
 
 def test_anchors_head_the_population_and_the_learners_mixtures(
-    reference, pool, tmp_path):
+    reference, pool, tmp_path, capsys):
   """A fork of the reference adding anchors: their rows lead the table,
   the reference's follow, and the learners train against mixtures in which
   the anchors play (task_opponents keeps them in their places)."""
@@ -185,6 +185,8 @@ def test_anchors_head_the_population_and_the_learners_mixtures(
                           make_anchor=MAKE_ANCHOR)
   members = len(forked.population.members)
   assert len(forked.population) == 2 + members
+  assert (f"the anchors' payoff entries against its {members} members and "
+          f"each other ({2 * members + 1} entries)") in capsys.readouterr().out
   parent_table = p2sro.Pipeline(KUHN, DQN, CONFIG, str(parent),
                                 lambda: pool).population.payoffs
   np.testing.assert_allclose(forked.population.payoffs[2:, 2:], parent_table)
