@@ -829,12 +829,16 @@ class Pipeline:
     os.makedirs(os.path.join(self.directory, "learners"), exist_ok=True)
     anchors, members = len(self.config.anchors), len(
         state.extra["population"]["members"])
-    if anchors and not state.extra["population"].get("anchors"):
+    adding_anchors = anchors and not state.extra["population"].get("anchors")
+    if adding_anchors:
       print(f"p2sro: forking {parent}: the anchors' payoff entries against "
             f"its {members} members and each other "
             f"({anchors * members + anchors * (anchors - 1) // 2} entries) "
             "first", flush=True)
     self._restore(state)
+    if adding_anchors:  # Populations count the anchors, put first.
+      self.log = [entry._replace(fixed=entry.fixed + anchors)
+                  for entry in self.log]
     for name in self._named_carries():
       shutil.copyfile(os.path.join(parent, "learners", name),
                       self._carry_path(name))

@@ -190,6 +190,8 @@ def test_anchors_head_the_population_and_the_learners_mixtures(
   parent_table = p2sro.Pipeline(KUHN, DQN, CONFIG, str(parent),
                                 lambda: pool).population.payoffs
   np.testing.assert_allclose(forked.population.payoffs[2:, 2:], parent_table)
+  # The parent's rounds count the anchors in their populations.
+  assert forked.log[-1].fixed == len(forked.population)
   assert forked.population.payoffs[0, 1] < -0.01  # Uniform loses to CFR+.
   table = forked._levels_table()  # pylint: disable=protected-access
   task = forked._task(0, table)  # pylint: disable=protected-access
