@@ -159,7 +159,7 @@ class Config:
 class LogEntry(NamedTuple):
   """What one round left."""
   round: int
-  fixed: int  # Policies in the population.
+  fixed: int  # Policies in the population (its anchors too).
   added: int  # Policies that joined it this round.
   env_steps: int  # Batched steps of every learner so far, times num_envs.
   episodes: int  # Games the learners finished so far.
@@ -213,7 +213,8 @@ def stack_mixture(members: list[Any], weights: np.ndarray
                  ) -> tuple[Any, np.ndarray]:
   """A task's opponents: the members' parameters stacked, padded with
   weightless copies to a multiple of MEMBER_BLOCK, and their normalised
-  weights (with anchors, `weights` begins with theirs: they stay first)."""
+  weights (with anchors, `weights` begins with the anchors' and goes on
+  with the members': the padding follows)."""
   padding = -len(members) % MEMBER_BLOCK
   weights = np.asarray(weights, np.float64)
   return (jax.tree.map(lambda *x: np.stack(x),
@@ -582,9 +583,9 @@ class Pipeline:
 
   def _opponents(self, level: int,
                  table: np.ndarray) -> tuple[list[Any], np.ndarray]:
-    """The members (parameters) level `level` trains against, and the
-    mixture's weights (the anchors' first); `table` is
-    `_levels_table()`."""
+    """The networks (parameters) level `level` trains against, and the
+    mixture's weights: over the anchors first, then those networks; `table`
+    is `_levels_table()`."""
     method, members = self.config.method, list(self.population.members)
     if method == "rectified":
       indices, weights = self.active[level].opponents
@@ -823,6 +824,11 @@ class Pipeline:
   def _fork(self, parent: str) -> None:
     """Starts from the state of the run in `parent` (ValueError if its game,
     learners or evaluator differ), its learners' carries copied here."""
+    parent_anchors = tuple(checkpoints.saved_config(
+        os.path.join(parent, STATE_FILE)).get("run_anchors", ()))
+    if parent_anchors and parent_anchors != self.config.anchors:
+      raise ValueError(f"the run in {parent} has anchors {parent_anchors}; "
+                       f"a fork keeps them, got anchors={self.config.anchors}")
     state = checkpoints.restore(
         os.path.join(parent, STATE_FILE), self._record,
         may_differ=lambda name: name.startswith("run_"))

@@ -282,6 +282,10 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("parts"):
     if {"rounds", "entries", "history"} & set(parts) and not _RUN_DIR.value:
       raise ValueError("rounds, entries and history need --run_dir")
+  with cli.user_input("run_dir"):
+    if _RUN_DIR.value and p2sro.saved_run(_RUN_DIR.value).config.anchors:
+      raise ValueError(f"{_RUN_DIR.value} is a run with anchors; the "
+                       "profile measures P2SRO runs without")
   results = {}
   os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
   if "mixture" in parts:

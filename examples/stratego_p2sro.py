@@ -257,7 +257,9 @@ def _save_population(pipeline: p2sro.Pipeline, learner_config: ppo.Config,
       path, pipeline.population.members, weights, learner_config.network,
       learner_config.hidden_sizes, pipeline.game.num_distinct_actions(),
       {"game": str(pipeline.game), "episodes": entry.episodes,
-       "hours": entry.wall_time / 3600, "population": entry.fixed},
+       "hours": entry.wall_time / 3600, "population": entry.fixed,
+       **({"anchors": list(pipeline.config.anchors)}
+          if pipeline.config.anchors else {})},
       learner_config.shared_trunk)
 
 

@@ -204,7 +204,8 @@ class Population:
     from an unanchored one) gets the anchors' rows and columns, put first.
 
     Raises:
-      ValueError: the state has anchors other than this population's.
+      ValueError: the state has another number of anchors than this
+        population (their names are the caller's to check).
     """
     saved_anchors = state.get("anchors", 0)
     if saved_anchors not in (0, len(self.anchors)):
@@ -234,8 +235,8 @@ class Population:
     self.payoffs, self.standard_errors = payoffs, errors
 
   def payoffs_with(self, extra: Sequence[Any]) -> np.ndarray:
-    """The payoff table of the members and `extra` parameters (say, active
-    learners), which are not added."""
+    """The payoff table of the anchors, members and `extra` parameters (say,
+    active learners), which are not added."""
     trial = copy.copy(self)
     trial.members, trial._tables = list(self.members), list(self._tables)
     for params in extra:
@@ -280,15 +281,15 @@ class Population:
 
   def exploitability(self, weights: np.ndarray,
                      extra: Sequence[Any] = ()) -> float:
-    """The exact exploitability of the members (then `extra` parameters)
-    mixed by `weights`."""
+    """The exact exploitability of the anchors and members (then `extra`
+    parameters) mixed by `weights`."""
     return self._evaluator.sweeps.exploitability(
         self.mixture_table(weights, extra))
 
   def tabular_policy(self, weights: np.ndarray,
                      extra: Sequence[Any] = ()) -> policy_lib.TabularPolicy:
-    """The members (then `extra` parameters) mixed by `weights` as an
-    OpenSpiel TabularPolicy (of Leduc poker for m-Clone Leduc, whose tree
+    """The anchors and members (then `extra` parameters) mixed by `weights`
+    as an OpenSpiel TabularPolicy (of Leduc poker for m-Clone Leduc, whose tree
     the engine walks)."""
     return tree_policies.to_tabular(self._evaluator.sweeps.tree,
                                     self.mixture_table(weights, extra))

@@ -203,6 +203,11 @@ def test_anchors_head_the_population_and_the_learners_mixtures(
                            lambda: pool, make_anchor=MAKE_ANCHOR)
   np.testing.assert_array_equal(resumed.population.payoffs,
                                 forked.population.payoffs)
+  with pytest.raises(ValueError, match="has anchors .* a fork keeps them"):
+    p2sro.Pipeline(KUHN, DQN, dataclasses.replace(config, anchors=("uniform",)),
+                   str(tmp_path / "other"), lambda: pool,
+                   fork_from=str(tmp_path / "anchored"),
+                   make_anchor=MAKE_ANCHOR)
   with pytest.raises(ValueError, match="need a make_anchor"):
     p2sro.Pipeline(KUHN, DQN, config, str(tmp_path / "no_maker"),
                    lambda: pool)

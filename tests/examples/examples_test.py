@@ -326,7 +326,6 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
   assert (tmp_path / "stratego_eval.png").exists()
 
 
-@pytest.mark.slow
 @pytest.mark.slow  # Two minutes, mostly compiling the bots into the learner.
 def test_stratego_p2sro_with_anchor_bots_ships_the_networks_part(tmp_path):
   output = _run_example(
@@ -346,6 +345,7 @@ def test_stratego_p2sro_with_anchor_bots_ships_the_networks_part(tmp_path):
   assert np.isclose(sum(meta["weights"]), 1) and len(meta["weights"]) <= 2
 
 
+@pytest.mark.slow
 def test_stratego_p2sro_resumes_and_ships_a_population_people_play(tmp_path):
   # Rounds of 24 steps: every game (8 placements, 15 moves at most) ends
   # within a round, so --max_episodes bounds the rounds, however slow.
