@@ -4,9 +4,12 @@
       --bots=random,heuristic,scout,probabilistic --games=1000
   python -m open_spiel_ext.examples.stratego_eval \
       --bots=p2sro,random,heuristic,scout,probabilistic --games=1000
+  python -m open_spiel_ext.examples.stratego_eval --bots=run/population.npz \
+      --against=random,heuristic,scout,probabilistic --games=1000
 
 Plays every pair of --bots --games games (seats alternated, placements by
-each bot), prints the row bot's score rate against the column bot (a draw is
+each bot), or with --against each of --bots against each of those alone,
+prints the row bot's score rate against the column bot (a draw is
 half a win) with Wilson's 95% interval, and writes stratego_eval.json and a
 heat map PNG to --output_dir. Each match's results are appended to
 matches.jsonl there as it ends, so an interrupted run goes on from the
@@ -34,6 +37,10 @@ _BOTS = flags.DEFINE_list(
     "bots", list(bots.BOTS), "The opponents to pit against each other: "
     "scripted bots (algorithms/stratego/bots.py), p2sro (the shipped P2SRO "
     "population) or population files.")
+_AGAINST = flags.DEFINE_list(
+    "against", [], "If given, each of --bots plays each of these alone (as "
+    "--bots names them), not the other --bots: the rows of the table are "
+    "--bots, its columns these.")
 _GAMES = flags.DEFINE_integer("games", 1_000, "Games per pair.",
                               lower_bound=2)
 _PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
@@ -59,19 +66,20 @@ def _results(match: dict[str, int]) -> np.ndarray:
                    [match[name] for name in OUTCOMES])
 
 
-def plot(names: list[str], table: dict, path: str) -> None:
-  rates = np.full((len(names), len(names)), np.nan)
+def plot(rows: list[str], columns: list[str], table: dict, path: str) -> None:
+  rates = np.full((len(rows), len(columns)), np.nan)
   for (row, column), rate in table.items():
-    rates[names.index(row), names.index(column)] = rate.rate
+    if row in rows and column in columns:
+      rates[rows.index(row), columns.index(column)] = rate.rate
   fig, axis = reporting.plt.subplots(
-      figsize=(1.6 * len(names) + 2, 1.4 * len(names)))
+      figsize=(1.6 * len(columns) + 2, 1.4 * len(rows) + 1))
   image = axis.imshow(rates, vmin=0, vmax=1, cmap="RdBu")
-  for i in range(len(names)):
-    for j in range(len(names)):
+  for i in range(len(rows)):
+    for j in range(len(columns)):
       if not np.isnan(rates[i, j]):
         axis.text(j, i, f"{rates[i, j]:.2f}", ha="center", va="center")
-  axis.set_xticks(range(len(names)), names, rotation=20)
-  axis.set_yticks(range(len(names)), names)
+  axis.set_xticks(range(len(columns)), columns, rotation=20)
+  axis.set_yticks(range(len(rows)), rows)
   axis.set_xlabel("against")
   axis.set_title(f"Barrage Stratego: row's score rate, {_GAMES.value} games")
   fig.colorbar(image)
@@ -82,17 +90,24 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   names = list(dict.fromkeys(_BOTS.value))
+  columns = list(dict.fromkeys(_AGAINST.value)) or names
   with cli.user_input("bots"):
     players = {name: agents.opponent(name) for name in names}
+  with cli.user_input("against"):
+    players.update({name: agents.opponent(name) for name in columns
+                    if name not in players})
   if len(players) < 2:
-    raise app.UsageError(f"--bots needs two opponents at least, got "
-                         f"{names}")
+    raise app.UsageError(f"--bots and --against need two opponents at "
+                         f"least, got --bots={names} "
+                         f"--against={_AGAINST.value}")
   with cli.user_input("ply_limit"):
     game = open_spiel_ext.load_game(
         f"barrage_stratego(ply_limit={_PLY_LIMIT.value})")
   env = env_lib.StrategoEnv(game, relative_actions=True)
   run = {"bots": names, "games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,
          "seed": _SEED.value}
+  if _AGAINST.value:
+    run["against"] = columns
   with cli.user_input("output_dir"):
     played = {(match["row"], match["column"]): _results(match)
               for match in reporting.finished_records(
@@ -109,14 +124,19 @@ def main(argv: Sequence[str]) -> None:
     rate = arena.win_rate(results)
     print(f"{row} vs {column}: {rate} over {rate.games} games", flush=True)
 
-  table = arena.round_robin(env, players, _GAMES.value,
-                            jax.random.PRNGKey(_SEED.value), on_match, played)
+  key = jax.random.PRNGKey(_SEED.value)
+  if _AGAINST.value:
+    table = arena.cross_table(env, players, names, columns, _GAMES.value, key,
+                              on_match, played)
+  else:
+    table = arena.round_robin(env, players, _GAMES.value, key, on_match,
+                              played)
   matches.close()
-  print("| row vs column | " + " | ".join(names) + " | mean |")
-  print("|---|" + "---|" * (len(names) + 1))
+  print("| row vs column | " + " | ".join(columns) + " | mean |")
+  print("|---|" + "---|" * (len(columns) + 1))
   for row in names:
-    cells = [str(table[row, c]) if c != row else "–" for c in names]
-    mean = np.mean([table[row, c].rate for c in names if c != row])
+    cells = [str(table[row, c]) if c != row else "–" for c in columns]
+    mean = np.mean([table[row, c].rate for c in columns if c != row])
     print(f"| {row} | " + " | ".join(cells) + f" | {mean:.3f} |")
   with open(os.path.join(_OUTPUT_DIR.value, "stratego_eval.json"), "w",
             encoding="utf-8") as f:
@@ -124,7 +144,8 @@ def main(argv: Sequence[str]) -> None:
                "seed": _SEED.value,
                "table": [{"row": r, "column": c, **rate._asdict()}
                          for (r, c), rate in table.items()]}, f, indent=1)
-  plot(names, table, os.path.join(_OUTPUT_DIR.value, "stratego_eval.png"))
+  plot(names, columns, table,
+       os.path.join(_OUTPUT_DIR.value, "stratego_eval.png"))
   print(f"wrote stratego_eval.json and stratego_eval.png to "
         f"{_OUTPUT_DIR.value}")
 

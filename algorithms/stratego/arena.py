@@ -6,8 +6,9 @@ of the even games and seat 1 of the odd ones, each acting on its own
 observation and legal mask (the environment must show actions in the
 mover's frame, `relative_actions=True`); it returns `first`'s result in
 each game (+1, 0, −1). `win_rate` summarises results with a 95% confidence
-interval (Wilson's; a draw counts as half a win), and `round_robin` fills a
-table of every pair.
+interval (Wilson's; a draw counts as half a win), `round_robin` fills a
+table of every pair and `cross_table` one of each of some players against
+each of others.
 """
 
 import functools
@@ -108,9 +109,35 @@ def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent]
   a resumed run) are not played again. Each match has its own random key,
   so a resumed table equals one never stopped.
   """
+  return _table(env, players, itertools.combinations(players, 2), games, key,
+                on_match, played)
+
+
+def cross_table(env: env_lib.StrategoEnv,
+                players: dict[str, opponents.Opponent], rows: Sequence[str],
+                columns: Sequence[str], games: int, key: jax.Array,
+                on_match: Optional[Callable[[str, str, np.ndarray],
+                                            None]] = None,
+                played: Optional[dict[tuple[str, str], np.ndarray]] = None
+               ) -> dict[tuple[str, str], WinRate]:
+  """Each of `rows` against each of `columns` (names in `players`), as
+  `round_robin` but for those pairs alone: a player in both lists does not
+  play itself, and a pair in both orders is played once."""
+  unknown = sorted((set(rows) | set(columns)) - set(players))
+  if unknown:
+    raise ValueError(f"no player named {unknown}; players: {list(players)}")
+  pairs = {}
+  for row in rows:
+    for column in columns:
+      if row != column and (column, row) not in pairs:
+        pairs[row, column] = None
+  return _table(env, players, pairs, games, key, on_match, played)
+
+
+def _table(env, players, pairs, games, key, on_match, played):
+  """The matches of `pairs` (row, column), each with its own key."""
   table = {}
-  names: Sequence[str] = list(players)
-  for index, (row, column) in enumerate(itertools.combinations(names, 2)):
+  for index, (row, column) in enumerate(pairs):
     if played and (row, column) in played:
       results = played[row, column]
     else:

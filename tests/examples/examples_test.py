@@ -326,6 +326,19 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
   assert (tmp_path / "stratego_eval.png").exists()
 
 
+@pytest.mark.slow  # A minute and a half, compiling the scout bot.
+def test_stratego_eval_against_plays_the_rows_against_the_columns(tmp_path):
+  output = _run_example("stratego_eval", "--bots=random",
+                        "--against=heuristic,scout", "--games=4",
+                        "--ply_limit=60", f"--output_dir={tmp_path}")
+  assert "| row vs column | heuristic | scout | mean |" in output
+  table = json.loads((tmp_path / "stratego_eval.json").read_text())["table"]
+  # The columns do not play each other.
+  assert {(r["row"], r["column"]) for r in table} == {
+      ("random", "heuristic"), ("heuristic", "random"), ("random", "scout"),
+      ("scout", "random")}
+
+
 @pytest.mark.slow  # Two minutes, mostly compiling the bots into the learner.
 def test_stratego_p2sro_with_anchor_bots_ships_the_networks_part(tmp_path):
   output = _run_example(

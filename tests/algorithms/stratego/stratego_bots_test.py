@@ -95,6 +95,20 @@ def test_matches_alternate_seats_and_score_wins():
   assert abs(mirrored.mean()) < 0.5
 
 
+def test_a_cross_table_plays_each_row_against_each_column_once():
+  players = {name: bots.bot("random") for name in "abc"}
+  key = jax.random.PRNGKey(5)
+  played = []
+  crossed = arena.cross_table(ENV, players, ["a", "b"], ["b", "c", "a"], 4,
+                              key, lambda r, c, _: played.append((r, c)))
+  # No one plays itself, and ("b", "a") is ("a", "b") played once.
+  assert played == [("a", "b"), ("a", "c"), ("b", "c")]
+  # Those are every pair, in round_robin's order: the same matches.
+  assert crossed == arena.round_robin(ENV, players, 4, key)
+  with pytest.raises(ValueError, match=r"no player named \['d'\]"):
+    arena.cross_table(ENV, players, ["a"], ["d"], 4, key)
+
+
 def test_wilson_intervals():
   every = arena.win_rate(np.ones(100))
   assert every.rate == 1.0 and every.high == pytest.approx(1.0)
