@@ -28,10 +28,10 @@ start 0 stratego_p2sro_cpu "output_dir=run_state/stratego_p2sro_cpu" \
 # Issue 45's CPU campaign on the 3x3x3 cube (ended at 180 training minutes:
 # the model sits at its DAVI fixed point, docs/puzzles.md), the shipped cube
 # and Lights Out models on 100 test instances each, issue 44's anchored
-# variant (runs/stratego_p2sro_anchored.sh) and its evaluation beside plain
-# P2SRO (runs/stratego_p2sro_anchored_eval.sh), then issue 46's reruns of the
-# NXDO experiments.
-start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|stratego_p2sro_anchored" \
+# variant and its evaluation beside plain P2SRO (runs/stratego_p2sro_fork.sh,
+# runs/stratego_p2sro_fork_eval.sh), issue 46's reruns of the NXDO
+# experiments, then issue 44's variant with the probabilistic bot held out.
+start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|stratego_p2sro_fork" \
   '"$PYTHON" benchmarks/deepcubea_campaign.py --ship --puzzles=rubiks_cube:3 \
    --minutes=180 --output_dir=run_state/deepcubea_campaign \
    --mirror_dir=runs/deepcubea_campaign \
@@ -41,5 +41,7 @@ start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|strat
    && "$PYTHON" benchmarks/deepcubea_eval.py --models=lights_out_7 \
    --count=100 --settings=0.2:1000 --max_nodes=1000000 \
    --output_dir=runs/deepcubea_eval/lights_out_7 \
-   && { bash runs/stratego_p2sro_anchored.sh \
-   && bash runs/stratego_p2sro_anchored_eval.sh; bash runs/nxdo_thesis.sh; }'
+   && { bash runs/stratego_p2sro_fork.sh anchored heuristic,scout,probabilistic \
+   && bash runs/stratego_p2sro_fork_eval.sh anchored; bash runs/nxdo_thesis.sh; \
+   bash runs/stratego_p2sro_fork.sh heldout heuristic,scout \
+   && bash runs/stratego_p2sro_fork_eval.sh heldout; }'
