@@ -124,13 +124,8 @@ def main(argv: Sequence[str]) -> None:
     rate = arena.win_rate(results)
     print(f"{row} vs {column}: {rate} over {rate.games} games", flush=True)
 
-  key = jax.random.PRNGKey(_SEED.value)
-  if _AGAINST.value:
-    table = arena.cross_table(env, players, names, columns, _GAMES.value, key,
-                              on_match, played)
-  else:
-    table = arena.round_robin(env, players, _GAMES.value, key, on_match,
-                              played)
+  table = arena.cross_table(env, players, names, columns, _GAMES.value,
+                            jax.random.PRNGKey(_SEED.value), on_match, played)
   matches.close()
   print("| row vs column | " + " | ".join(columns) + " | mean |")
   print("|---|" + "---|" * (len(columns) + 1))

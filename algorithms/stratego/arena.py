@@ -12,7 +12,6 @@ each of others.
 """
 
 import functools
-import itertools
 from typing import Callable, NamedTuple, Optional, Sequence
 
 import jax
@@ -109,8 +108,8 @@ def round_robin(env: env_lib.StrategoEnv, players: dict[str, opponents.Opponent]
   a resumed run) are not played again. Each match has its own random key,
   so a resumed table equals one never stopped.
   """
-  return _table(env, players, itertools.combinations(players, 2), games, key,
-                on_match, played)
+  return cross_table(env, players, list(players), list(players), games, key,
+                     on_match, played)
 
 
 def cross_table(env: env_lib.StrategoEnv,
@@ -131,11 +130,6 @@ def cross_table(env: env_lib.StrategoEnv,
     for column in columns:
       if row != column and (column, row) not in pairs:
         pairs[row, column] = None
-  return _table(env, players, pairs, games, key, on_match, played)
-
-
-def _table(env, players, pairs, games, key, on_match, played):
-  """The matches of `pairs` (row, column), each with its own key."""
   table = {}
   for index, (row, column) in enumerate(pairs):
     if played and (row, column) in played:
