@@ -67,6 +67,7 @@ def _results(match: dict[str, int]) -> np.ndarray:
 
 
 def plot(rows: list[str], columns: list[str], table: dict, path: str) -> None:
+  label = agents.labels(list(dict.fromkeys(rows + columns)))
   rates = np.full((len(rows), len(columns)), np.nan)
   for (row, column), rate in table.items():
     if row in rows and column in columns:
@@ -78,8 +79,9 @@ def plot(rows: list[str], columns: list[str], table: dict, path: str) -> None:
     for j in range(len(columns)):
       if not np.isnan(rates[i, j]):
         axis.text(j, i, f"{rates[i, j]:.2f}", ha="center", va="center")
-  axis.set_xticks(range(len(columns)), columns, rotation=20)
-  axis.set_yticks(range(len(rows)), rows)
+  axis.set_xticks(range(len(columns)), [label[c] for c in columns],
+                  rotation=20)
+  axis.set_yticks(range(len(rows)), [label[r] for r in rows])
   axis.set_xlabel("against")
   axis.set_title(f"Barrage Stratego: row's score rate, {_GAMES.value} games")
   fig.colorbar(image)
@@ -127,12 +129,14 @@ def main(argv: Sequence[str]) -> None:
   table = arena.cross_table(env, players, names, columns, _GAMES.value,
                             jax.random.PRNGKey(_SEED.value), on_match, played)
   matches.close()
-  print("| row vs column | " + " | ".join(columns) + " | mean |")
+  label = agents.labels(list(dict.fromkeys(names + columns)))
+  print("| row vs column | " + " | ".join(label[c] for c in columns)
+        + " | mean |")
   print("|---|" + "---|" * (len(columns) + 1))
   for row in names:
     cells = [str(table[row, c]) if c != row else "–" for c in columns]
     mean = np.mean([table[row, c].rate for c in columns if c != row])
-    print(f"| {row} | " + " | ".join(cells) + f" | {mean:.3f} |")
+    print(f"| {label[row]} | " + " | ".join(cells) + f" | {mean:.3f} |")
   with open(os.path.join(_OUTPUT_DIR.value, "stratego_eval.json"), "w",
             encoding="utf-8") as f:
     json.dump({"games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,

@@ -83,3 +83,14 @@ def opponent(name: str, army: str = "barrage") -> opponents.Opponent:
                      f"{', '.join(NAMES)} or a population file ({path} does "
                      "not exist)")
   return load_population(path)[0]
+
+
+def labels(names: Sequence[str]) -> dict[str, str]:
+  """Each opponent name (as `opponent` takes it) shortened for a table or a
+  plot: a population file by its name without folder and ".npz", unless two
+  would then read the same."""
+  short = {name: os.path.splitext(os.path.basename(name))[0]
+           if name.endswith(".npz") else name for name in names}
+  if len(set(short.values())) < len(short):
+    return {name: name for name in names}
+  return short

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.games.stratego import env as env_lib
@@ -107,6 +108,15 @@ def test_a_cross_table_plays_each_row_against_each_column_once():
   assert crossed == arena.round_robin(ENV, players, 4, key)
   with pytest.raises(ValueError, match=r"no player named \['d'\]"):
     arena.cross_table(ENV, players, ["a"], ["d"], 4, key)
+
+
+def test_tables_label_population_files_by_their_names():
+  assert agents.labels(["runs/a/plain.npz", "scout", "b/anchored.npz"]) == {
+      "runs/a/plain.npz": "plain", "scout": "scout",
+      "b/anchored.npz": "anchored"}
+  # Names that would read the same stay whole.
+  same = ["a/population.npz", "b/population.npz"]
+  assert agents.labels(same) == {name: name for name in same}
 
 
 def test_wilson_intervals():
