@@ -20,11 +20,20 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
   echo "started $queue on core $core (log: run_state/$queue.log)"
 }
 
-# Issue 44: Barrage Stratego P2SRO to 820,000 episodes.
+# Issue 44: Barrage Stratego P2SRO to 820,000 episodes, then its final
+# population against the bots (1,000 games a bot) and each member alone
+# against them (benchmarks/stratego_p2sro_diagnosis.py's members part).
 start 0 stratego_p2sro_cpu "output_dir=run_state/stratego_p2sro_cpu" \
   '"$PYTHON" -m open_spiel_ext.examples.stratego_p2sro --max_episodes=820000 \
    --max_minutes=100000 --workers=1 --output_dir=run_state/stratego_p2sro_cpu \
-   --mirror_dir=runs/stratego_p2sro_cpu'
+   --mirror_dir=runs/stratego_p2sro_cpu \
+   && "$PYTHON" -m open_spiel_ext.examples.stratego_eval \
+   --bots=runs/stratego_p2sro_cpu/population.npz \
+   --against=random,heuristic,scout,probabilistic --games=1000 \
+   --output_dir=runs/stratego_p2sro_final_eval \
+   && "$PYTHON" benchmarks/stratego_p2sro_diagnosis.py \
+   --run_dir=run_state/stratego_p2sro_cpu/population --parts=plateau,members \
+   --games=100 --output_dir=runs/stratego_p2sro_final_members'
 # Issue 45's CPU campaign on the 3x3x3 cube (ended at 180 training minutes:
 # the model sits at its DAVI fixed point, docs/puzzles.md), the shipped cube
 # and Lights Out models on 100 test instances each, issue 44's anchored
