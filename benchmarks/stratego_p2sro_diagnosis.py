@@ -95,6 +95,10 @@ def plateau(log: list[p2sro.LogEntry],
     errors = np.array(_errors(history, log))
     gain_error = float(np.hypot(errors[-1], errors[-2]))
     gain = float(returns[-1] - returns[-2])
+    # Rounds won or lost in every game have no error: the rule reads them
+    # exactly.
+    threshold_in_errors = (config.plateau_gain / gain_error if gain_error
+                           else np.inf)
     rows.append({
         "policy": policy, "fixed_at": history.fixed_at,
         "rounds": len(history.rounds),
@@ -104,10 +108,9 @@ def plateau(log: list[p2sro.LogEntry],
         "last_gain_error": gain_error,
         # The chance a round of no true gain reads as a plateau, and of one
         # that truly gains twice the threshold.
-        "fix_chance_at_no_gain": float(stats.norm.cdf(
-            config.plateau_gain / gain_error)),
-        "fix_chance_at_twice_the_gain": float(stats.norm.cdf(
-            -config.plateau_gain / gain_error))})
+        "fix_chance_at_no_gain": float(stats.norm.cdf(threshold_in_errors)),
+        "fix_chance_at_twice_the_gain": float(
+            stats.norm.cdf(-threshold_in_errors))})
   return rows
 
 

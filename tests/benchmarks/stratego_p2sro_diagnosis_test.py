@@ -46,3 +46,25 @@ def test_the_hold_fork_resumes_where_it_stopped(run_python, tiny_stratego_run,
   assert again["rounds"][-1] == first["rounds"][-1] + 1
   assert again["mean_returns"][:-1] == first["mean_returns"]
   assert output.count("hold: round") == 1
+
+
+_PLATEAU_OF_PERFECT_ROUNDS = """
+import json, sys
+sys.path.insert(0, "benchmarks")
+import stratego_p2sro_diagnosis as diagnosis
+from open_spiel_ext.algorithms import p2sro
+# A learner that won every game of its last two rounds, then was fixed.
+log = [p2sro.LogEntry(r, 1 + (r == 3), int(r == 3), 0, 40 * r, 0.0, 0.0,
+                      (ret,), None, task_episodes=(40,))
+       for r, ret in ((1, 0.5), (2, 1.0), (3, 1.0))]
+print(json.dumps(diagnosis.plateau(log, p2sro.Config(method="p2sro"))))
+"""
+
+
+def test_the_plateau_part_reads_rounds_without_error(run_python):
+  # Rounds won in every game have no sampling error: the rule reads them
+  # exactly, where a division by that error used to stop the benchmark.
+  row, = json.loads(run_python("-c", _PLATEAU_OF_PERFECT_ROUNDS))
+  assert row["fixed_at"] == 3 and row["last_gain_error"] == 0.0
+  assert row["fix_chance_at_no_gain"] == 1.0
+  assert row["fix_chance_at_twice_the_gain"] == 0.0
