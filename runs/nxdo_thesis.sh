@@ -30,12 +30,15 @@ restore() {  # restore GAME_SLUG: the logs a run would otherwise redo.
   done
 }
 
-keep() {  # keep GAME_SLUG: the logs of runs this script made.
+# keep GAME_SLUG: the logs of runs this script made. One named as a log in
+# docs/nxdo_runs is another run (NXDO's with the new signal) unless the same.
+keep() {
   local slug=$1 log
   mkdir -p "$kept/$slug"
   for log in "$out/runs/$slug"/*.jsonl; do
     case "$(basename "$log")" in *_nfsp_estimate_*) continue ;; esac
-    [ -e "docs/nxdo_runs/$slug/$(basename "$log")" ] || cp "$log" "$kept/$slug/"
+    cmp -s "$log" "docs/nxdo_runs/$slug/$(basename "$log")" \
+      || cp "$log" "$kept/$slug/"
   done
 }
 
