@@ -10,7 +10,8 @@
 Plays every pair of --bots --games games (seats alternated, placements by
 each bot), or with --against each of --bots against each of those alone,
 prints the row bot's score rate against the column bot (a draw is
-half a win) with Wilson's 95% interval, and writes stratego_eval.json and a
+half a win) with Wilson's 95% interval and its mean against the scripted
+bots among the columns, and writes stratego_eval.json and a
 heat map PNG to --output_dir. Each match's results are appended to
 matches.jsonl there as it ends, so an interrupted run goes on from the
 matches played with the same command.
@@ -64,6 +65,14 @@ def _results(match: dict[str, int]) -> np.ndarray:
   """A recorded match's +1/0/−1 results for its row bot."""
   return np.repeat(list(OUTCOMES.values()),
                    [match[name] for name in OUTCOMES])
+
+
+def _mean_of_the_bots(table: dict, row: str, columns: list[str]) -> str:
+  """The row's mean score rate against the scripted bots among the columns
+  (populations left out, so rows compare over the same opponents)."""
+  rates = [table[row, c].rate for c in columns
+           if c != row and c in bots.BOTS]
+  return f"{np.mean(rates):.3f}" if rates else "–"
 
 
 def plot(rows: list[str], columns: list[str], table: dict, path: str) -> None:
@@ -131,12 +140,12 @@ def main(argv: Sequence[str]) -> None:
   matches.close()
   label = agents.labels(list(dict.fromkeys(names + columns)))
   print("| row vs column | " + " | ".join(label[c] for c in columns)
-        + " | mean |")
+        + " | mean of the bots |")
   print("|---|" + "---|" * (len(columns) + 1))
   for row in names:
     cells = [str(table[row, c]) if c != row else "–" for c in columns]
-    mean = np.mean([table[row, c].rate for c in columns if c != row])
-    print(f"| {label[row]} | " + " | ".join(cells) + f" | {mean:.3f} |")
+    print(f"| {label[row]} | " + " | ".join(cells)
+          + f" | {_mean_of_the_bots(table, row, columns)} |")
   with open(os.path.join(_OUTPUT_DIR.value, "stratego_eval.json"), "w",
             encoding="utf-8") as f:
     json.dump({"games": _GAMES.value, "ply_limit": _PLY_LIMIT.value,

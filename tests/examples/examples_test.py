@@ -318,6 +318,7 @@ def test_stratego_eval_writes_the_win_rate_table(tmp_path):
   output = _run_example("stratego_eval", "--bots=random,heuristic",
                         "--games=4", "--ply_limit=60",
                         f"--output_dir={tmp_path}")
+  assert "| row vs column | random | heuristic | mean of the bots |" in output
   assert "| heuristic | " in output
   assert "random vs heuristic: " in output  # Each match as it ends.
   table = json.loads((tmp_path / "stratego_eval.json").read_text())["table"]
@@ -331,7 +332,7 @@ def test_stratego_eval_against_plays_the_rows_against_the_columns(tmp_path):
   output = _run_example("stratego_eval", "--bots=random",
                         "--against=heuristic,scout", "--games=4",
                         "--ply_limit=60", f"--output_dir={tmp_path}")
-  assert "| row vs column | heuristic | scout | mean |" in output
+  assert "| row vs column | heuristic | scout | mean of the bots |" in output
   table = json.loads((tmp_path / "stratego_eval.json").read_text())["table"]
   # The columns do not play each other.
   assert {(r["row"], r["column"]) for r in table} == {
