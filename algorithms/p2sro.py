@@ -841,10 +841,14 @@ class Pipeline:
             f"its {members} members and each other "
             f"({anchors * members + anchors * (anchors - 1) // 2} entries) "
             "first", flush=True)
-    self._restore(state)
+    restoring = time.perf_counter()
+    self._restore(state)  # Fills the anchors' entries, if added.
     if adding_anchors:  # Populations count the anchors, put first.
       self.log = [entry._replace(fixed=entry.fixed + anchors)
                   for entry in self.log]
+      filling = time.perf_counter() - restoring  # The fork's first work.
+      self._entry_time += filling
+      self._wall_time += filling
     for name in self._named_carries():
       shutil.copyfile(os.path.join(parent, "learners", name),
                       self._carry_path(name))

@@ -192,6 +192,12 @@ def test_anchors_head_the_population_and_the_learners_mixtures(
   np.testing.assert_allclose(forked.population.payoffs[2:, 2:], parent_table)
   # The parent's rounds count the anchors in their populations.
   assert forked.log[-1].fixed == len(forked.population)
+  # Filling the anchors' entries is the fork's first work, timed as such.
+  # pylint: disable=protected-access
+  assert forked._entry_time > forked.log[-1].entry_time
+  assert (forked._wall_time - forked.log[-1].wall_time ==
+          pytest.approx(forked._entry_time - forked.log[-1].entry_time))
+  # pylint: enable=protected-access
   assert forked.population.payoffs[0, 1] < -0.01  # Uniform loses to CFR+.
   table = forked._levels_table()  # pylint: disable=protected-access
   task = forked._task(0, table)  # pylint: disable=protected-access
