@@ -472,7 +472,7 @@ def train(config: Config, run_config: RunConfig,
     train_state, progress = load_checkpoint(checkpoint_path, config)
     log(f"resumed from {checkpoint_path} at iteration {progress.iteration}")
   elif run_config.mirror_dir and os.path.exists(mirrored):
-    train_state, progress = _from_mirror(davi, run_config)
+    train_state, progress = _from_mirror(davi, mirrored, run_config)
     log(f"resumed from the model mirrored in {run_config.mirror_dir} at "
         f"iteration {progress.iteration} (Adam afresh)")
   elif run_config.init_model:
@@ -550,11 +550,11 @@ def train(config: Config, run_config: RunConfig,
   return train_state, progress
 
 
-def _from_mirror(davi: Davi, run_config: RunConfig
+def _from_mirror(davi: Davi, path: str, run_config: RunConfig
                 ) -> tuple[training.TrainState, LogEntry]:
-  """The mirrored model as a run's start (Adam afresh), its progress from
-  the model's info, its metrics copied into the run's folder."""
-  path = os.path.join(run_config.mirror_dir, MODEL)
+  """The model mirrored at `path` as a run's start (Adam afresh), its
+  progress from the model's info, its metrics copied into the run's
+  folder."""
   info = CostToGo.load(path).info
   metrics = os.path.join(run_config.mirror_dir, METRICS)
   if os.path.exists(metrics):
