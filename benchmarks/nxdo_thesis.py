@@ -43,7 +43,8 @@ end (and by the stronger best response), and the minutes per run; writes
 nxdo_<game>.png (exploitability against episodes and against wall time, one
 line per run),
 nxdo_<game>_iterations.png (NXDO's and PSRO's against double-oracle
-iterations, the thesis's Fig. 4.11) and nxdo_<game>.json. Runs checkpoint
+iterations, the thesis's Fig. 4.11; not for NFSP alone) and
+nxdo_<game>.json. Runs checkpoint
 under --output_dir/runs/<game>/: the same command resumes them, and a
 finished run leaves its log as <method>_seed<k>.jsonl (and its stronger
 measurements as <method>_seed<k>_final.jsonl, one per budget), read back
@@ -393,9 +394,9 @@ def report(game: pyspiel.Game, measure: str,
   columns += [f"at {common:,d} episodes", f"at {_MINUTES.value:g} min",
               "at the end"]
   columns += ["end, stronger BR"] if finals else []
-  print(f"{'method':22s}" + "".join(f"{c:>22s}" for c in columns) +
+  print(f"{'method':22s}" + "".join(f" {c:>22s}" for c in columns) +
         f"{'episodes at the end':>20s} {'min/run':>8s}")
-  mean_error = lambda x: (f"{np.mean(x):13.3f} ± "
+  mean_error = lambda x: (f" {np.mean(x):13.3f} ± "
                           f"{reporting.standard_error(np.array(x)):6.3f}")
   for method, logs in results.items():
     values = [[_at(log, m) for log in logs] for m in milestones]
@@ -465,12 +466,16 @@ def main(argv: Sequence[str]) -> None:
       json.dump({"runs": results, "final_stronger_br": finals}, f)
     path = os.path.join(_OUTPUT_DIR.value, f"{name}.png")
     plot(game, setup.measure, results, path)
-    reporting.plot_runs(
-        os.path.join(_OUTPUT_DIR.value, f"{name}_iterations.png"),
-        _by_iterations(results),
-        [("iterations", 1, "double-oracle iterations")], setup.measure,
-        f"{game}: exploitability against double-oracle iterations")
-    print(f"wrote {path}, {name}_iterations.png and {name}.json")
+    written = [path, f"{name}.json"]
+    by_iterations = _by_iterations(results)
+    if by_iterations:  # NFSP alone has no iterations.
+      reporting.plot_runs(
+          os.path.join(_OUTPUT_DIR.value, f"{name}_iterations.png"),
+          by_iterations, [("iterations", 1, "double-oracle iterations")],
+          setup.measure,
+          f"{game}: exploitability against double-oracle iterations")
+      written.insert(1, f"{name}_iterations.png")
+    print(f"wrote {', '.join(written[:-1])} and {written[-1]}")
 
 
 if __name__ == "__main__":
