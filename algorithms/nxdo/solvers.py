@@ -47,7 +47,13 @@ class ExactSolver:
   members that play it, so the meta-NE gives each member an equal part of
   its action's probability (NXDO; exact for pure members, as best
   responses are) or is the CFR+ policy itself over the actions members play
-  (NXDO-VA). Its meta-NE is a table by information state."""
+  (NXDO-VA). Its meta-NE is a table by information state.
+
+  A learned best response is greedy, but its logits
+  (`learner.GREEDY_LOGIT_GAP`) leave actions whose values tie within about
+  1e-4 mixed; NXDO's restricted game is then no mask of actions, so such a
+  member counts as playing its most probable action there (the meta-NE
+  still delegates to the member as it is)."""
 
   def __init__(self, game: pyspiel.Game, iterations: int = 2_000):
     """Builds the tree (ValueError if the game's has over a million nodes)."""
@@ -62,18 +68,15 @@ class ExactSolver:
   def solve(self, restricted: restricted_lib.RestrictedGame, iteration: int,
             response_returns: list[float], directory: Optional[str] = None,
             measure: Optional[Measure] = None) -> Solution:
-    """CFR+ on the restricted game.
-
-    Raises:
-      ValueError: NXDO with a member that mixes its actions somewhere (no
-        mask of actions is its restricted game).
-    """
+    """CFR+ on the restricted game."""
     del iteration, response_returns, directory, measure
     tree = self.sweeps.tree
-    members = restricted.members
     probabilities = meta_ne_lib.members_on_tree(restricted, tree,
                                                 self.clones)
-    played = (probabilities >= members.va_threshold) & tree.legal
+    if restricted.variant == "nxdo_va":
+      played = (probabilities >= restricted.members.va_threshold) & tree.legal
+    else:
+      played = _most_probable(probabilities, tree.legal)
     solver = cfr.CFRSolver(self.sweeps, "cfr+")
     solver.set_mask(played.any(axis=0))
     solver.run(self.iterations)
@@ -81,13 +84,6 @@ class ExactSolver:
     if restricted.variant == "nxdo_va":
       return Solution(self._tables.params(self._va_table(restricted, average)),
                       self.meta_apply(restricted), 0)
-    mixed = played.sum(axis=2) > 1
-    if mixed.any():
-      member, infoset = np.argwhere(mixed)[0]
-      raise ValueError(
-          f"ExactSolver solves NXDO's restricted game of pure members; member "
-          f"{member} mixes actions at information state "
-          f"{tree.infoset_keys[infoset]!r}")
     shares = played / np.maximum(played.sum(axis=0), 1)
     meta = np.zeros((len(average), restricted.capacity))
     meta[:, :restricted.size] = np.einsum("ia,kia->ik", average, shares)
@@ -110,6 +106,14 @@ class ExactSolver:
     """The logits function of the meta-NEs it finds."""
     del restricted
     return self._tables.apply
+
+
+def _most_probable(probabilities: np.ndarray, legal: np.ndarray
+                   ) -> np.ndarray:
+  """[members, infosets, actions] each member's most probable legal action
+  at each information state (the lowest of exact ties), one-hot."""
+  best = np.where(legal, probabilities, -1.0).argmax(axis=2)
+  return (best[..., None] == np.arange(legal.shape[1])) & legal
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 import itertools
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -111,6 +112,30 @@ def test_restricted_exploitability_is_openspiels_on_kuhn():
   assert ours == pytest.approx(openspiels, abs=1e-9)
   assert 0 < ours <= exploitability.exploitability(
       game, tree_policies.to_tabular(tree, table)) + 1e-12
+
+
+def test_exact_solve_counts_a_near_tied_member_as_its_most_probable_action():
+  """A learned best response's greedy logits leave near-tied values mixed:
+  NXDO's exact solve then takes the member's most probable action, as if
+  the member were pure there."""
+  game = pyspiel.load_game("kuhn_poker")
+  env = batched_poker.kuhn_poker(auto_reset=True)
+  oracle = oracles.ExactOracle(game)
+  run = driver.NXDO(game, env, oracle, solvers.ExactSolver(game))
+  run.step()
+  run.step()
+  row = 3  # An information state, in the members' parameters' order.
+
+  def solve(probabilities):
+    members = list(run.members)
+    members[1] = members[1].at[row].set(jnp.log(jnp.array(probabilities)))
+    return solvers.ExactSolver(game).solve(
+        restricted_game.RestrictedGame(env, oracle.apply, members), 2,
+        []).meta_params
+
+  mixing = solve([0.4, 0.6])
+  np.testing.assert_array_equal(mixing, solve([1e-30, 1.0]))
+  assert not np.array_equal(mixing, solve([1.0, 1e-30]))  # The row counts.
 
 
 def test_threshold_schedule_halves_after_weak_responses():
