@@ -22,7 +22,10 @@ population/ folder, --run_dir), each a part (--parts):
   alternated) and against the policy before it (with warm starts, its
   learner began as a copy of that policy's learner): whether warm starts
   copy the newest policy's weaknesses (consecutive policies' scores
-  against the bots differ less than distant ones').
+  against the bots differ less than distant ones'). Each member's scores
+  are kept in --output_dir/members.jsonl as they end: the same command
+  resumes, and on the grown population of the same run plays only the new
+  members.
 
 Prints a table per part and writes stratego_p2sro_diagnosis.json and a PNG.
 
@@ -57,6 +60,7 @@ from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 PARTS = ("plateau", "hold", "precision", "members")
+MEMBERS_FILE = "members.jsonl"
 # A rule that never fires: no learner trains this many steps.
 NEVER = 10**12
 _PARTS = cli.define_choice_list("parts", PARTS, ["plateau", "precision"],
@@ -205,28 +209,52 @@ def precision(payoffs: np.ndarray, errors: np.ndarray,
 
 def members(run: p2sro.SavedRun, state: dict[str, Any]) -> dict[str, Any]:
   """Each member alone against every bot; how far apart consecutive
-  members' scores are, against distant members'."""
+  members' scores are, against distant members'.
+
+  Each member's scores go to --output_dir/members.jsonl as they end, named
+  by the member's fingerprint, so that the same command, interrupted or
+  run again on the grown population of the same run, plays only the
+  members not yet measured (refusing records of other members)."""
   game = open_spiel_ext.load_game(run.game)
   learner = run.learner_config
   policy = networks.build_policy(learner.network, learner.hidden_sizes,
                                  game.num_distinct_actions(),
                                  learner.shared_trunk)
   env = env_lib.StrategoEnv(game, relative_actions=True)
+  settings = {"part": "members", "bots": list(_BOTS.value),
+              "games": _GAMES.value, "seed": _SEED.value}
+  measured = {record["member"]: record for record in
+              reporting.finished_records(_OUTPUT_DIR.value, settings,
+                                         MEMBERS_FILE)}
+  path = os.path.join(_OUTPUT_DIR.value, MEMBERS_FILE)
+  reporting.keep_json_lines(path, lambda record: True)
+  records = reporting.JsonLinesWriter(path, append=True)
   scores = []
   for index, params in enumerate(state["members"]):
     alone = opponents.network(
         policy.apply, jax.tree.map(lambda x: np.asarray(x)[None], params),
         [1.0])
+    digest = opponents.fingerprint(alone)
+    if index in measured:
+      if measured[index]["fingerprint"] != digest:
+        raise ValueError(
+            f"{path} measured another policy {index} (fingerprint "
+            f"{measured[index]['fingerprint']}, here {digest}): give "
+            "another --output_dir for another run")
+      scores.append(measured[index]["scores"])
+      continue
     row = []
     for number, name in enumerate(_BOTS.value):
       rate = arena.win_rate(arena.play(
           env, alone, bots.bot(name), _GAMES.value,
           jax.random.PRNGKey(_SEED.value * 10_000 + 100 * index + number)))
-      row.append(rate.rate)
+      row.append(float(rate.rate))
+    records.write({"member": index, "fingerprint": digest, "scores": row})
     scores.append(row)
     print(f"members: policy {index}: " + ", ".join(
         f"{name} {score:.3f}" for name, score in zip(_BOTS.value, row)),
           flush=True)
+  records.close()
   scores = np.array(scores)
   apart = lambda i, j: float(np.abs(scores[i] - scores[j]).mean())
   pairs = [(i, j) for i in range(1, len(scores)) for j in range(1, i)]

@@ -20,12 +20,10 @@ resumes it and ends with the same parameters as a run that was never
 interrupted.
 """
 
-import hashlib
 from typing import Any, Callable, NamedTuple, Optional, Union
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import evaluation
@@ -127,7 +125,7 @@ def train_best_response(
   carry = learner_lib.init_carry(learner, versus, jax.random.PRNGKey(seed),
                                  num_envs)
   record = run_config.as_record(config, game=learner_lib.env_name(env),
-                                opponent=_fingerprint(opponent))
+                                opponent=opponents_lib.fingerprint(opponent))
 
   def make_entry(carry, step, metrics, wall_time, log):
     episodes = int(metrics.episodes)
@@ -155,15 +153,6 @@ def plateaued(min_gain: float, min_entries: int = 2
             log[-1].mean_return - log[-2].mean_return < min_gain)
 
   return stop
-
-
-def _fingerprint(opponent: opponents_lib.Opponent) -> str:
-  """A digest of the opponent's parameters and weights, so that a checkpoint
-  is never resumed against another opponent."""
-  digest = hashlib.sha256()
-  for leaf in jax.tree.leaves((opponent.params, opponent.weights)):
-    digest.update(np.asarray(leaf).tobytes())
-  return digest.hexdigest()[:16]
 
 
 # The evaluator that population methods (P2SRO, NXDO) take by name: the

@@ -30,6 +30,7 @@ action (PPO's played continuous policy), mixed like `network`'s. They have
 no tree, so their `members_table` refuses.
 """
 
+import hashlib
 import os
 from typing import Any, Callable, NamedTuple, Optional, Sequence
 
@@ -71,6 +72,16 @@ class Opponent(NamedTuple):
   def draw_members(self, key: jax.Array, batch: int) -> jax.Array:
     """[batch] a member per game, drawn by the mixture's weights."""
     return jax.random.choice(key, len(self.weights), (batch,), p=self.weights)
+
+
+def fingerprint(opponent: Opponent) -> str:
+  """A digest of the opponent's parameters and weights: names this very
+  policy, so that a checkpoint or a record is never resumed against
+  another."""
+  digest = hashlib.sha256()
+  for leaf in jax.tree.leaves((opponent.params, opponent.weights)):
+    digest.update(np.asarray(leaf).tobytes())
+  return digest.hexdigest()[:16]
 
 
 def _check_weights(weights: Optional[Sequence[float]],

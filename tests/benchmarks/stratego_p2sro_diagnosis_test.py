@@ -2,6 +2,7 @@
 every part measures the run it is given."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -46,6 +47,33 @@ def test_the_hold_fork_resumes_where_it_stopped(run_python, tiny_stratego_run,
   assert again["rounds"][-1] == first["rounds"][-1] + 1
   assert again["mean_returns"][:-1] == first["mean_returns"]
   assert output.count("hold: round") == 1
+
+
+@pytest.mark.slow
+def test_the_members_part_plays_only_members_not_yet_measured(
+    run_python, tiny_stratego_run, tmp_path):
+  flags = (f"--run_dir={tiny_stratego_run}", "--parts=members", "--games=2",
+           "--bots=random,scout", "--workers=1",
+           f"--output_dir={tmp_path / 'out'}")
+  run_python("benchmarks/stratego_p2sro_diagnosis.py", *flags)
+  first = json.loads(
+      (tmp_path / "out" / "stratego_p2sro_diagnosis.json").read_text())
+  records = tmp_path / "out" / "members.jsonl"
+  lines = records.read_text().splitlines()
+  assert len(lines) == len(first["members"]["scores"])
+  # As if interrupted before the last member ended.
+  records.write_text("\n".join(lines[:-1]) + "\n")
+  output = run_python("benchmarks/stratego_p2sro_diagnosis.py", *flags)
+  again = json.loads(
+      (tmp_path / "out" / "stratego_p2sro_diagnosis.json").read_text())
+  assert output.count("members: policy") == 1
+  assert again["members"] == first["members"]
+  # A record of another policy under a member's number is refused.
+  other = json.loads(lines[0]) | {"fingerprint": "0" * 16}
+  records.write_text(json.dumps(other) + "\n")
+  with pytest.raises(subprocess.CalledProcessError) as refused:
+    run_python("benchmarks/stratego_p2sro_diagnosis.py", *flags)
+  assert "measured another policy 0" in refused.value.stderr
 
 
 _PLATEAU_OF_PERFECT_ROUNDS = """
