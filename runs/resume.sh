@@ -39,8 +39,10 @@ start 0 stratego_p2sro_cpu "output_dir=run_state/stratego_p2sro_cpu" \
 # and Lights Out models on 100 test instances each, issue 44's anchored
 # variant and its evaluation beside plain P2SRO (runs/stratego_p2sro_fork.sh,
 # runs/stratego_p2sro_fork_eval.sh), issue 46's reruns of the NXDO
-# experiments, then issue 44's variant with the probabilistic bot held out.
-start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|stratego_p2sro_fork" \
+# experiments, issue 44's variant with the probabilistic bot held out, then
+# the members diagnosis of the run to 820,000 episodes so far (kept member
+# by member, so that core 0's at the run's end plays only the newest ones).
+start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|stratego_p2sro_fork|--parts=members --games" \
   '"$PYTHON" benchmarks/deepcubea_campaign.py --ship --puzzles=rubiks_cube:3 \
    --minutes=180 --output_dir=run_state/deepcubea_campaign \
    --mirror_dir=runs/deepcubea_campaign \
@@ -53,4 +55,7 @@ start 1 core1 "deepcubea_campaign.py|deepcubea_eval.py|runs/nxdo_thesis.sh|strat
    && { bash runs/stratego_p2sro_fork.sh anchored heuristic,scout,probabilistic \
    && bash runs/stratego_p2sro_fork_eval.sh anchored; bash runs/nxdo_thesis.sh; \
    bash runs/stratego_p2sro_fork.sh heldout heuristic,scout \
-   && bash runs/stratego_p2sro_fork_eval.sh heldout; }'
+   && bash runs/stratego_p2sro_fork_eval.sh heldout; \
+   "$PYTHON" benchmarks/stratego_p2sro_diagnosis.py \
+   --run_dir=run_state/stratego_p2sro_cpu/population --parts=members --games=100 \
+   --output_dir=runs/stratego_p2sro_final_members; }'
