@@ -87,7 +87,9 @@ class WinRate(NamedTuple):
 def win_rate(results: np.ndarray) -> WinRate:
   """The score rate of +1/0/−1 results with Wilson's 95% interval."""
   games = len(results)
-  rate = float((np.asarray(results) + 1).sum() / (2 * games))
+  # In float64 whatever the results' type, so that a match read back from
+  # its counts (a resumed evaluation) has the very rate it had when played.
+  rate = float((np.asarray(results, np.float64) + 1).sum() / (2 * games))
   z = 1.96
   centre = (rate + z**2 / (2 * games)) / (1 + z**2 / games)
   half = z * np.sqrt(rate * (1 - rate) / games + z**2 / (4 * games**2)) / (
