@@ -227,6 +227,7 @@ def members(run: p2sro.SavedRun, state: dict[str, Any]) -> dict[str, Any]:
               reporting.finished_records(_OUTPUT_DIR.value, settings,
                                          MEMBERS_FILE)}
   path = os.path.join(_OUTPUT_DIR.value, MEMBERS_FILE)
+  # Drops a line an interruption cut short.
   reporting.keep_json_lines(path, lambda record: True)
   records = reporting.JsonLinesWriter(path, append=True)
   scores = []
