@@ -21,7 +21,8 @@ Parts (--parts):
   entry, fewer once its standard error is at most --entry_standard_error
   (each call's end is where an entry may stop);
 - history (needs --run_dir): the run's own rounds, their time split as the
-  population grew (its metrics.jsonl, next to population/).
+  population grew (its metrics.jsonl, next to population/), and a table of
+  them by bands of --history_band population sizes.
 
 Prints the tables and writes stratego_round_profile.json and a PNG.
 
@@ -81,6 +82,9 @@ _ENTRY_STANDARD_ERROR = flags.DEFINE_float(
     "entry_standard_error", 0.0, "entries: an entry stops after the call "
     "that brings its standard error to at most this (0: every game).",
     lower_bound=0.0)
+_HISTORY_BAND = flags.DEFINE_integer(
+    "history_band", 5, "history: population sizes a row of its table "
+    "covers.", lower_bound=1)
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results",
                                   "Where the forks, JSON and PNG go.")
 cli.define_executor_flags(workers=2)
@@ -214,19 +218,43 @@ def entry_costs(batches: Sequence[Optional[int]],
   return rows
 
 
+_HISTORY_FIELDS = ("wall_time", "task_time", "entry_time", "episodes",
+                   "entry_games")
+
+
 def history(metrics_path: str) -> list[dict[str, Any]]:
   """Per round of a run: its seconds split, from its metrics.jsonl."""
   rows, previous = [], None
   for record in reporting.read_json_lines(metrics_path):
-    now = {name: record.get(name, 0.0) for name in (
-        "wall_time", "task_time", "entry_time", "episodes")}
-    now["population"] = record["fixed"]
+    now = {name: record.get(name, 0.0) for name in _HISTORY_FIELDS}
     if previous is not None:
-      rows.append({"population": now["population"], **{
-          name: now[name] - previous[name] for name in (
-              "wall_time", "task_time", "entry_time", "episodes")}})
+      rows.append({"population": record["fixed"], **{
+          name: now[name] - previous[name] for name in _HISTORY_FIELDS}})
     previous = now
   return rows
+
+
+def history_bands(rows: Sequence[dict[str, Any]],
+                  band: int) -> list[dict[str, Any]]:
+  """history's rounds summed by bands of `band` population sizes (the
+  population at a round's end): per band its rounds, seconds per round
+  split, episodes and entry games per round, ms per episode."""
+  bands = {}
+  for row in rows:
+    bands.setdefault(row["population"] // band, []).append(row)
+  summary = []
+  for _, members in sorted(bands.items()):
+    total = {name: sum(row[name] for row in members)
+             for name in _HISTORY_FIELDS}
+    count = len(members)
+    summary.append({
+        "populations": (min(row["population"] for row in members),
+                        max(row["population"] for row in members)),
+        "rounds": count,
+        **{name: total[name] / count for name in _HISTORY_FIELDS},
+        "ms_per_episode": (1e3 * total["wall_time"] / total["episodes"]
+                           if total["episodes"] else None)})
+  return summary
 
 
 def plot(results: dict[str, Any], path: str) -> None:
@@ -337,6 +365,17 @@ def main(argv: Sequence[str]) -> None:
   if "history" in parts:
     results["history"] = history(os.path.join(
         os.path.dirname(os.path.abspath(_RUN_DIR.value)), "metrics.jsonl"))
+    results["history_bands"] = history_bands(results["history"],
+                                             _HISTORY_BAND.value)
+    print(reporting.markdown_table(
+        ["population", "rounds", "s / round", "tasks", "entries",
+         "episodes / round", "ms / episode", "entry games / round"],
+        [["{}–{}".format(*r["populations"]), r["rounds"],
+          f"{r['wall_time']:.0f}", f"{r['task_time']:.0f}",
+          f"{r['entry_time']:.0f}", f"{r['episodes']:.0f}",
+          "–" if r["ms_per_episode"] is None else
+          f"{r['ms_per_episode']:.0f}", f"{r['entry_games']:.0f}"]
+         for r in results["history_bands"]]))
   with open(os.path.join(_OUTPUT_DIR.value, "stratego_round_profile.json"),
             "w", encoding="utf-8") as f:
     json.dump(results, f, indent=1)

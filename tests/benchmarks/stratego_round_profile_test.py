@@ -44,3 +44,35 @@ def test_entries_stop_at_the_standard_error(run_python, tiny_stratego_run,
   row, = json.loads((tmp_path / "out" / "stratego_round_profile.json")
                     .read_text())["entries"]
   assert row["games"] == 4 * row["members"]
+
+
+_BANDS_OF_A_TINY_LOG = """
+import json, sys
+sys.path.insert(0, "benchmarks")
+import stratego_round_profile as profile
+# Cumulative records: the start, then four rounds with populations 1, 1,
+# 2, 3 after them.
+with open(sys.argv[1], "w") as f:
+  for fixed, wall, tasks, entries, episodes, entry_games in (
+      (1, 0, 0, 0, 0, 0), (1, 10, 6, 4, 100, 20), (1, 30, 18, 12, 300, 50),
+      (2, 60, 30, 30, 400, 90), (3, 100, 50, 50, 800, 140)):
+    f.write(json.dumps({"fixed": fixed, "wall_time": wall,
+                        "task_time": tasks, "entry_time": entries,
+                        "episodes": episodes,
+                        "entry_games": entry_games}) + "\\n")
+print(json.dumps(profile.history_bands(profile.history(sys.argv[1]), 2)))
+"""
+
+
+def test_the_history_is_summed_by_bands_of_population_sizes(run_python,
+                                                             tmp_path):
+  low, high = json.loads(run_python("-c", _BANDS_OF_A_TINY_LOG,
+                                    str(tmp_path / "metrics.jsonl")))
+  # Bands of two sizes: rounds 1-2 end at population 1, rounds 3-4 at 2
+  # and 3.
+  assert low["populations"] == [1, 1] and low["rounds"] == 2
+  assert low["wall_time"] == 15 and low["task_time"] == 9
+  assert low["entry_games"] == 25 and low["ms_per_episode"] == 100
+  assert high["populations"] == [2, 3] and high["rounds"] == 2
+  assert high["wall_time"] == 35 and high["entry_time"] == 19
+  assert high["episodes"] == 250 and high["ms_per_episode"] == 140
