@@ -36,6 +36,7 @@ Prints a table per part and writes stratego_p2sro_diagnosis.json and a PNG.
 
 import dataclasses
 import json
+import math
 import os
 import shutil
 from typing import Any, Sequence
@@ -317,11 +318,14 @@ def plot(results: dict[str, Any], path: str) -> None:
       scores = np.array(cell["scores"])
       for column, bot in enumerate(cell["bots"]):
         axis.plot(scores[:, column], marker="o", label=f"vs {bot}")
-      axis.set_xticks(range(len(scores)))
+      axis.axhline(0.65, color="gray", linestyle="--",
+                   label="target against a scripted bot")
+      axis.set_xticks(range(0, len(scores), math.ceil(len(scores) / 15)))
       axis.set_xlabel("policy")
       axis.set_ylabel("score rate alone")
       axis.set_title(f"Each policy against the bots ({_GAMES.value} games)")
-      axis.legend()
+      axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3,
+                  fontsize="small")
     axis.grid(True, alpha=0.3)
   reporting.save_figure(fig, path)
 
