@@ -42,6 +42,7 @@ from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.games.puzzles import single_player
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import memory
+from open_spiel_ext.utils import mirror
 
 SCRAMBLES = ("walk", "distinct")
 CHECKPOINT = "checkpoint.pkl"
@@ -247,18 +248,24 @@ class Davi:
                                             jax.random.PRNGKey(0)))
 
   def from_model(self, path: str) -> training.TrainState:
-    """θ and the target from a model file of the same network; fresh Adam."""
-    model = CostToGo.load(path)
-    mine, theirs = dataclasses.asdict(self.config), dataclasses.asdict(
-        model.config)
+    """θ and the target from a model file of the same network (a DAVI model,
+    or a free-label "distance" model, whose network is this one); fresh
+    Adam."""
+    params, net_state, meta = weights.load_with_state(path, "DeepCubeA model")
+    theirs = dict(meta.get("config", {}))
+    if theirs.get("target", "distance") != "distance":
+      raise ValueError(f"model {path} predicts {theirs['target']!r}, not a "
+                       "distance: only a distance network can start DAVI")
+    theirs["hidden_sizes"] = tuple(theirs.get("hidden_sizes", ()))
+    mine = dataclasses.asdict(self.config)
     network_fields = ("puzzle", "size", "hidden_sizes", "num_blocks",
                       "batch_norm")
-    if any(mine[f] != theirs[f] for f in network_fields):
+    if any(mine[f] != theirs.get(f) for f in network_fields):
       raise ValueError(
           f"model {path} has network "
-          f"{ {f: theirs[f] for f in network_fields} }, this run "
+          f"{ {f: theirs.get(f) for f in network_fields} }, this run "
           f"{ {f: mine[f] for f in network_fields} }")
-    params, net_state = model.network_weights()
+    params, net_state = jax.tree.map(jnp.asarray, (params, net_state))
     return training.copy_to_target(training.init_train_state(
         params, net_state, self.optimizer, with_target=True))
 
@@ -582,13 +589,8 @@ def _export_and_mirror(config: Config, train_state: training.TrainState,
   """Exports the model and copies it, the metrics and the plot into
   `run_config.mirror_dir`, each file replaced whole."""
   _export(config, train_state, progress, run_config)
-  os.makedirs(run_config.mirror_dir, exist_ok=True)
-  for name in (MODEL, METRICS, PLOT):
-    source = os.path.join(run_config.output_dir, name)
-    if os.path.exists(source):
-      partial = os.path.join(run_config.mirror_dir, name + ".partial")
-      shutil.copyfile(source, partial)
-      os.replace(partial, os.path.join(run_config.mirror_dir, name))
+  mirror.copy_files(run_config.output_dir, run_config.mirror_dir,
+                    (MODEL, METRICS, PLOT))
 
 
 def _as_floats(losses: list[Any]) -> np.ndarray:

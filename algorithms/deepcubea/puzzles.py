@@ -47,10 +47,22 @@ DEFAULTS = {
 
 SHIPPED = tuple(DEFAULTS)
 
+# The free-label models shipped (`free_labels.py`), by their target; trained
+# by the campaign in runs/free_label_campaign/.
+SHIPPED_FREE_LABEL = {
+    ("rubiks_cube", 3): "last_move",
+    ("lights_out", 7): "pressed",
+}
+
 
 def model_name(puzzle: str, size: int) -> str:
   """The file stem of a puzzle's model: `sliding_puzzle_4`."""
   return f"{puzzle}_{size}"
+
+
+def free_label_model_name(puzzle: str, size: int) -> str:
+  """The file stem of a shipped free-label model: `lights_out_7_pressed`."""
+  return f"{model_name(puzzle, size)}_{SHIPPED_FREE_LABEL[(puzzle, size)]}"
 
 
 # Engine class and the sizes its game accepts.

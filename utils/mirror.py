@@ -1,0 +1,25 @@
+"""Copies of a run's small outputs in a second folder, each file whole.
+
+A long run keeps its checkpoint where it runs (`--output_dir`) and copies
+what resumes or shows it (a model, metrics, a plot) into a mirror folder
+that survives the machine (`runs/`, committed as it goes). A reader of the
+mirror never sees half a file: each copy is written beside its target and
+renamed into place.
+"""
+
+import os
+import shutil
+from typing import Sequence
+
+
+def copy_files(source_dir: str, mirror_dir: str,
+               names: Sequence[str]) -> None:
+  """Copies each file `names` of `source_dir` that exists into
+  `mirror_dir` (made if missing), replacing the mirror's copy whole."""
+  os.makedirs(mirror_dir, exist_ok=True)
+  for name in names:
+    source = os.path.join(source_dir, name)
+    if os.path.exists(source):
+      partial = os.path.join(mirror_dir, name + ".partial")
+      shutil.copyfile(source, partial)
+      os.replace(partial, os.path.join(mirror_dir, name))
