@@ -55,9 +55,11 @@ setuptools.setup(
         "test": ["pytest", "pytest-xdist", "ray"],
         # OpenSpiel's JaxCFR and JAX NFSP baselines import the first four;
         # kociemba is the classical 3×3×3 solver DeepCubeA is compared with;
-        # jaxmarl's Hanabi is the JAX peer hanabi_speed.py runs beside ours.
+        # jaxmarl's Hanabi is the JAX peer hanabi_speed.py runs beside ours;
+        # cayleypy (torch) is the free-label cube solver that
+        # learned_puzzle_solvers.py compares ours with.
         "benchmarks": ["chex", "flax", "orbax-checkpoint", "etils",
-                       "kociemba", "jaxmarl"],
+                       "kociemba", "jaxmarl", "cayleypy"],
         "ray": ["ray"],
     },
 )

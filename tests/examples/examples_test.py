@@ -120,6 +120,41 @@ def test_deepcubea_train_writes_a_model_that_solve_reads(tmp_path):
   assert "checked in pyspiel" in solved
 
 
+def _solve(*flags: str) -> subprocess.CompletedProcess:
+  return subprocess.run(
+      [sys.executable, "-m", "open_spiel_ext.examples.deepcubea_solve",
+       "--puzzle=rubiks_cube", "--size=2", *flags],
+      capture_output=True, text=True, timeout=300)
+
+
+def test_free_label_train_writes_a_model_that_beam_search_solves(tmp_path):
+  output = _run_example(
+      "free_label_train", "--puzzle=rubiks_cube", "--size=2",
+      "--iterations=30", "--walks=16", "--hidden_sizes=32", "--num_blocks=1",
+      "--log_every=10", "--eval_every=30", "--eval_states=4",
+      f"--output_dir={tmp_path}")
+  assert output.count(" loss ") == 3 and "greedy by walk depth" in output
+  for name in ("checkpoint.pkl", "model.npz", "metrics.jsonl",
+               "training.png"):
+    assert (tmp_path / name).exists()
+  model = f"--model={tmp_path / 'model.npz'}"
+  solved = _solve("--search=beam", "--beam_width=64", "--scramble=2",
+                  "--seed=1", model)
+  assert solved.returncode == 0, solved.stderr
+  assert "checked in pyspiel" in solved.stdout
+  assert "states expanded" in solved.stdout
+  assert "children evaluated" in solved.stdout
+  failed = _solve("--search=beam", "--beam_width=1", "--max_depth=1",
+                  "--scramble=20", model)
+  assert failed.returncode == 1, failed.stderr
+  assert "no solution: depth limit reached" in failed.stdout
+  refused = _solve("--search=bwas", "--scramble=2", model)
+  assert refused.returncode == 2 and "use --search=beam" in refused.stderr
+  davi_model = "--model=algorithms/deepcubea/models/rubiks_cube_2.npz"
+  refused = _solve("--search=greedy", davi_model)
+  assert refused.returncode == 2 and "use --search=bwas" in refused.stderr
+
+
 def test_deepcubea_solve_uses_the_shipped_model():
   output = _run_example("deepcubea_solve", "--puzzle=sliding_puzzle",
                         "--size=4", "--state=1 2 3 4/5 6 7 8/9 10 0 11/"
