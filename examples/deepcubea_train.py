@@ -88,8 +88,13 @@ _EVAL_STATES = flags.DEFINE_integer("eval_states", 100,
                                     "States per evaluated depth.",
                                     lower_bound=1)
 _INIT_MODEL = flags.DEFINE_string(
-    "init_model", "", "Start a new run from this model.npz's network "
-    "(fine-tuning; Adam starts afresh).")
+    "init_model", "", "Start a new run from this model.npz's network (a "
+    "DAVI model, or a free_label_train distance model of the same layers: "
+    "warm-started DAVI; Adam starts afresh).")
+_MIRROR_DIR = flags.DEFINE_string(
+    "mirror_dir", "", "Also copy the model, metrics and plot here at every "
+    "checkpoint; a run whose output_dir holds no checkpoint resumes from "
+    "the mirrored model (Adam afresh).")
 _MODEL_DTYPE = flags.DEFINE_enum("model_dtype", "float32",
                                  ["float32", "float16"],
                                  "Precision of the exported weights.")
@@ -120,7 +125,8 @@ def main(argv: Sequence[str]) -> None:
       checkpoint_seconds=_CHECKPOINT_SECONDS.value,
       log_every=_LOG_EVERY.value, eval_every=_EVAL_EVERY.value,
       eval_depths=_EVAL_DEPTHS.value, eval_states=_EVAL_STATES.value,
-      model_dtype=_MODEL_DTYPE.value, init_model=_INIT_MODEL.value)
+      model_dtype=_MODEL_DTYPE.value, init_model=_INIT_MODEL.value,
+      mirror_dir=_MIRROR_DIR.value)
   with cli.user_input():
     config.validate()
   cli.check_memory(davi.Davi(config).training_bytes(),
