@@ -114,6 +114,35 @@ def _snapshot(model_path: str, snapshot_path: str) -> None:
   weights.save(snapshot_path, params, meta, dtype=np.float16, state=state)
 
 
+def _better(candidate: dict[str, Any], baseline: dict[str, Any]) -> bool:
+  """More instances solved, or as many in fewer moves on average."""
+  if candidate["solved"] != baseline["solved"]:
+    return candidate["solved"] > baseline["solved"]
+  return bool(candidate["solved"]) and (
+      candidate["mean_length"] < baseline["mean_length"])
+
+
+def ship_if_better(config: free_labels.Config, snapshot_path: str,
+                   measured: dict[str, Any]) -> dict[str, Any]:
+  """Copies the snapshot over the shipped model of its puzzle if it solves
+  more of the stage's instances than that one (or none ships yet); returns
+  what it decided, for the stage's record."""
+  key = (config.puzzle, config.size)
+  if puzzles.SHIPPED_FREE_LABEL.get(key) != config.target:
+    raise ValueError(f"{_run_name(config)} is not the model shipped for "
+                     f"{config.puzzle} size {config.size}")
+  shipped = free_labels.shipped_model_path(*key, must_exist=False)
+  if os.path.exists(shipped):
+    baseline = measure(free_labels.Model.load(shipped), _EVAL_COUNT.value,
+                       _EVAL_BEAM.value)
+    if not _better(measured, baseline):
+      return {"shipped": False, "shipped_model_solved": baseline["solved"]}
+  elif not measured["solved"]:
+    return {"shipped": False}
+  shutil.copyfile(snapshot_path, shipped)
+  return {"shipped": True}
+
+
 def run_campaign(config: free_labels.Config, minutes: float,
                  snapshots: Sequence[float]) -> None:
   """Trains one run through its pending stages."""
@@ -142,13 +171,7 @@ def run_campaign(config: free_labels.Config, minutes: float,
              "measure_seconds": round(time.perf_counter() - began, 1),
              **measured}
     if _SHIP.value and end == max(campaigns.stage_ends(snapshots, minutes)):
-      shipped = free_labels.shipped_model_path(config.puzzle, config.size)
-      if puzzles.SHIPPED_FREE_LABEL[(config.puzzle, config.size)] != (
-          config.target):
-        raise ValueError(f"{name} is not the target shipped for "
-                         f"{config.puzzle} size {config.size}")
-      shutil.copyfile(snapshot_path, shipped)
-      entry["shipped"] = shipped
+      entry.update(ship_if_better(config, snapshot_path, measured))
     campaigns.record(_OUTPUT_DIR.value, entry)
     if _MIRROR_DIR.value:
       mirror.copy_files(snapshot_dir, os.path.join(_MIRROR_DIR.value,

@@ -31,6 +31,6 @@ start 0 free_label_cube "runs=rubiks_cube:3:distance" \
    --mirror_dir=runs/free_label_campaign'
 start 1 free_label_lights_out "runs=lights_out:7:pressed" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=lights_out:7:pressed \
-   --minutes=30 --snapshots=10,30 --ship \
+   --minutes=150 --snapshots=10,30,60,90,150 --ship \
    --output_dir=run_state/free_label_campaign \
    --mirror_dir=runs/free_label_campaign'

@@ -544,16 +544,27 @@ def load_model(path: str) -> "Model | davi.CostToGo":
   return davi.CostToGo.load(path)
 
 
-def shipped_model_path(puzzle: str, size: int) -> str:
-  """The packaged free-label model of a puzzle; ValueError if none ships."""
+def shipped_model_path(puzzle: str, size: int,
+                       must_exist: bool = True) -> str:
+  """The packaged free-label model of a puzzle; ValueError if none ships
+  (or, with `must_exist`, its campaign has not shipped one yet)."""
   if (puzzle, size) not in puzzles.SHIPPED_FREE_LABEL:
+    shipped = sorted(puzzles.free_label_model_name(*key)
+                     for key in puzzles.SHIPPED_FREE_LABEL)
     raise ValueError(
         f"no shipped free-label model for puzzle={puzzle!r} size={size}; "
-        f"shipped: {sorted(puzzles.free_label_model_name(*key) for key in puzzles.SHIPPED_FREE_LABEL)}. "
-        "Train one with examples/free_label_train.py and pass its model.npz")
-  return str(importlib.resources.files(
+        f"shipped: {shipped}. Train one with examples/free_label_train.py "
+        "and pass its model.npz")
+  path = str(importlib.resources.files(
       "open_spiel_ext.algorithms.deepcubea").joinpath(
           "models", puzzles.free_label_model_name(puzzle, size) + ".npz"))
+  if must_exist and not os.path.exists(path):
+    raise ValueError(
+        f"the free-label model of {puzzle} size {size} has not been shipped "
+        "yet (its campaign, benchmarks/free_label_campaign.py, ships it once "
+        "it solves); train one with examples/free_label_train.py and pass its"
+        " model.npz")
+  return path
 
 
 def train(config: Config, run_config: RunConfig,
