@@ -71,6 +71,7 @@ import numpy as np
 import torch
 
 from open_spiel_ext.games.puzzles import rubiks_cube
+from open_spiel_ext.utils import cli
 
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "benchmark_results/cayleypy",
                                   "Where the model and its record go.")
@@ -458,4 +459,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

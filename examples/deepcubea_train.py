@@ -33,6 +33,9 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 100_000,
 _MAX_SECONDS = flags.DEFINE_float("max_seconds", math.inf,
                                   "Also stop after this many seconds.",
                                   lower_bound=0.0)
+_MINUTES = flags.DEFINE_float(
+    "minutes", math.inf, "Stop once the run has trained this many minutes "
+    "in all (resumed sessions included).", lower_bound=0.0)
 _BATCH_SIZE = flags.DEFINE_integer("batch_size", 10_000,
                                    "States per iteration.", lower_bound=1)
 _MAX_SCRAMBLE = flags.DEFINE_integer(
@@ -122,6 +125,7 @@ def main(argv: Sequence[str]) -> None:
   run_config = davi.RunConfig(
       iterations=_ITERATIONS.value, output_dir=_OUTPUT_DIR.value,
       max_seconds=_MAX_SECONDS.value,
+      max_training_seconds=60 * _MINUTES.value,
       checkpoint_seconds=_CHECKPOINT_SECONDS.value,
       log_every=_LOG_EVERY.value, eval_every=_EVAL_EVERY.value,
       eval_depths=_EVAL_DEPTHS.value, eval_states=_EVAL_STATES.value,

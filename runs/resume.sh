@@ -22,15 +22,17 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 
 # Issue 69's free-label campaign (benchmarks/free_label_campaign.py): the
 # 3x3x3 cube's random-walk-distance model to 540 training minutes on core 0,
-# 7x7 Lights Out's pressed-set model on core 1; each ships its model at its
-# last stage. (Issues 44-46's runs have ended; their commands are in
+# 7x7 Lights Out's pressed-set model on core 1, then the cube's baselines at
+# equal training minutes (runs/free_label_baselines.sh); each campaign ships
+# its model at its last stage if it beats the shipped one. (Issues 44-46's runs have ended; their commands are in
 # runs/README.md.)
 start 0 free_label_cube "runs=rubiks_cube:3:distance" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=rubiks_cube:3:distance \
    --minutes=540 --ship --output_dir=run_state/free_label_campaign \
    --mirror_dir=runs/free_label_campaign'
-start 1 free_label_lights_out "runs=lights_out:7:pressed" \
+start 1 free_label_lights_out "runs=lights_out:7:pressed|free_label_baselines|cayleypy_baseline|deepcubea_train" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=lights_out:7:pressed \
    --minutes=150 --snapshots=10,30,60,90,150 --ship \
    --output_dir=run_state/free_label_campaign \
-   --mirror_dir=runs/free_label_campaign'
+   --mirror_dir=runs/free_label_campaign \
+   && bash runs/free_label_baselines.sh'

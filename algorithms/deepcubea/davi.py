@@ -367,6 +367,8 @@ class RunConfig:
     iterations: stop after this many iterations in all (resumed ones too).
     output_dir: checkpoint, model, metrics and plot go here.
     max_seconds: also stop after this long (this process's share).
+    max_training_seconds: also stop once the run's training time (resumed
+      sessions included) reaches this: a budget that survives restarts.
     checkpoint_seconds: wall time between checkpoints.
     log_every: iterations between progress lines.
     eval_every: iterations between greedy-policy evaluations (0: never).
@@ -384,6 +386,7 @@ class RunConfig:
   iterations: int
   output_dir: str
   max_seconds: float = math.inf
+  max_training_seconds: float = math.inf
   checkpoint_seconds: float = 300.0
   log_every: int = 100
   eval_every: int = 1000
@@ -513,7 +516,8 @@ def train(config: Config, run_config: RunConfig,
   # Ctrl-C waits for the iteration to end: checkpointed, then raised.
   with checkpoints.interrupts_held() as interrupts:
     while progress.iteration < run_config.iterations and (
-        elapsed() < run_config.max_seconds):
+        elapsed() < run_config.max_seconds and
+        seconds_before + elapsed() < run_config.max_training_seconds):
       # Waiting for each step keeps the clock, the checkpoints and Ctrl-C to
       # one step: JAX's asynchronous dispatch would queue up to check_every
       # iterations ahead (a Ctrl-C on the cube waited minutes for them).
