@@ -102,6 +102,14 @@ def finished_records(output_dir: str, run: dict[str, Any],
   return read_json_lines(os.path.join(output_dir, file_name))
 
 
+def resumed_metrics(path: str, iteration: int) -> "JsonLinesWriter":
+  """The metrics file of a training run resumed at `iteration` (0: a new
+  run), open for appending: the records logged after that checkpoint are
+  dropped, since the run logs them again."""
+  keep_json_lines(path, lambda record: record["iteration"] <= iteration)
+  return JsonLinesWriter(path, append=iteration > 0)
+
+
 class JsonLinesWriter:
   """Writes one JSON record per line, flushed as it goes.
 

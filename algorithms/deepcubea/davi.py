@@ -491,11 +491,7 @@ def train(config: Config, run_config: RunConfig,
   else:
     train_state, progress = davi.init(), LogEntry()
   metrics_path = os.path.join(run_config.output_dir, METRICS)
-  # What a run logged after its checkpoint, it logs again on resuming.
-  reporting.keep_json_lines(
-      metrics_path, lambda record: record["iteration"] <= progress.iteration)
-  metrics = reporting.JsonLinesWriter(metrics_path,
-                                      append=progress.iteration > 0)
+  metrics = reporting.resumed_metrics(metrics_path, progress.iteration)
   _, train_key, eval_key = davi.keys()
   began = time.perf_counter()
   last_checkpoint = began
