@@ -7,7 +7,8 @@ free-label model (`algorithms/deepcubea/free_labels.py`, the recipe of
 end of a stage it keeps the model (snapshots/<run>_<m>min.npz, float16)
 and measures it on --eval_count seeded instances that are not the
 benchmark's (seed 1; beam search of --eval_beam states a depth, greedy
-search for a "pressed" model), recording both in campaign.jsonl. Every
+search for a "pressed" model), recording both in campaign.jsonl and
+plotting the solve rates against training minutes (campaign.png). Every
 stage resumes from the run's checkpoint, which --mirror_dir keeps a copy of
 (with the snapshots and records), so the same command goes on where the
 last one stopped, on this machine or a new one. With --ship, a run's last
@@ -38,6 +39,7 @@ from open_spiel_ext.experiments import puzzle_recipes
 from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import mirror
+from open_spiel_ext.utils import reporting
 
 _RUNS = flags.DEFINE_list(
     "runs", ["rubiks_cube:3:distance", "lights_out:7:pressed"],
@@ -69,6 +71,7 @@ _MIRROR_DIR = flags.DEFINE_string(
     "snapshots, records), for a machine whose disk goes away.")
 
 EVAL_SEED = 1  # The benchmark's instances are seed 0's.
+PLOT = "campaign.png"
 
 
 def _parse_run(text: str) -> free_labels.Config:
@@ -173,12 +176,30 @@ def run_campaign(config: free_labels.Config, minutes: float,
     if _SHIP.value and end == max(campaigns.stage_ends(snapshots, minutes)):
       entry.update(ship_if_better(config, snapshot_path, measured))
     campaigns.record(_OUTPUT_DIR.value, entry)
+    plot_campaign(_OUTPUT_DIR.value)
     if _MIRROR_DIR.value:
       mirror.copy_files(snapshot_dir, os.path.join(_MIRROR_DIR.value,
                                                    "snapshots"),
                         [os.path.basename(snapshot_path)])
       mirror.copy_files(_OUTPUT_DIR.value, _MIRROR_DIR.value,
-                        [campaigns.RECORDS])
+                        [campaigns.RECORDS, PLOT])
+
+
+def plot_campaign(output_dir: str) -> None:
+  """campaign.png: each run's stage solve rate against training minutes."""
+  records = reporting.read_json_lines(os.path.join(output_dir,
+                                                   campaigns.RECORDS))
+  curves = []
+  for name in dict.fromkeys(record["run"] for record in records):
+    stages = sorted((r for r in records if r["run"] == name),
+                    key=lambda r: r["minutes"])
+    curves.append((f"{name} ({stages[-1]['search']})", [
+        [r["minutes"] for r in stages],
+        [100 * r["solved"] / r["instances"] for r in stages]]))
+  reporting.plot_curves(
+      os.path.join(output_dir, PLOT), [("training minutes (one core)", "log")],
+      curves, f"free-label campaign: {records[0]['instances']} seeded "
+      "instances a stage", ylabel="% solved", yscale="linear")
 
 
 def _restore_from_mirror() -> None:

@@ -5,6 +5,10 @@ interrupted save leaves the previous checkpoint intact. `restore` refuses a
 checkpoint made with another configuration, naming the settings that
 differ, so that a rerun of the same command resumes its own run and no
 other. Arrays come back as JAX arrays on the default device.
+
+`train_until` is the loop of the budgeted trainers (DAVI, the free-label
+puzzle trainers): steps until an iteration count or a time budget, a
+checkpoint every few minutes, at the end and on Ctrl-C.
 """
 
 import contextlib
@@ -13,7 +17,8 @@ import os
 import pickle
 import signal
 import threading
-from typing import Any, Callable, Iterator, NamedTuple, Optional
+import time
+from typing import Any, Callable, Iterator, NamedTuple, Optional, Protocol
 
 import jax
 import numpy as np
@@ -172,3 +177,63 @@ def interrupts_held() -> Iterator[Interrupts]:
     yield interrupts
   finally:
     signal.signal(signal.SIGINT, previous)
+
+
+class Budget(Protocol):
+  """What `train_until` reads of a run's settings (a trainer's RunConfig).
+
+  Attributes:
+    iterations: stop after this many iterations in all (resumed ones too).
+    max_seconds: also stop after this long (this process's share).
+    max_training_seconds: also stop once the run's training time (resumed
+      sessions included) reaches this: a budget that survives restarts.
+    checkpoint_seconds: wall time between checkpoints.
+  """
+  iterations: int
+  max_seconds: float
+  max_training_seconds: float
+  checkpoint_seconds: float
+
+
+class TrainingClock:
+  """A run's training time: what earlier sessions trained plus this one."""
+
+  def __init__(self, seconds_before: float):
+    self._began = time.perf_counter()
+    self._seconds_before = seconds_before
+
+  def session_seconds(self) -> float:
+    return time.perf_counter() - self._began
+
+  def training_seconds(self) -> float:
+    return self._seconds_before + self.session_seconds()
+
+
+def train_until(budget: Budget, iteration: int, seconds_before: float,
+                step: Callable[[TrainingClock], int],
+                save: Callable[[float], None],
+                log: Callable[[str], None] = print) -> int:
+  """Runs `step` until `budget` says stop; returns the iterations done.
+
+  `step(clock)` does one unit of work (logging and evaluating as it sees
+  fit) and returns the run's iteration count after it. `save(training
+  seconds)` checkpoints: every `budget.checkpoint_seconds` of wall time, at
+  the end, and on Ctrl-C, which waits for the step to end and is raised as
+  KeyboardInterrupt once saved.
+  """
+  clock = TrainingClock(seconds_before)
+  saved_at = time.perf_counter()
+  with interrupts_held() as interrupts:
+    while (iteration < budget.iterations and
+           clock.session_seconds() < budget.max_seconds and
+           clock.training_seconds() < budget.max_training_seconds):
+      iteration = step(clock)
+      if time.perf_counter() - saved_at >= budget.checkpoint_seconds:
+        save(clock.training_seconds())
+        saved_at = time.perf_counter()
+      if interrupts.requested:
+        save(clock.training_seconds())
+        log(f"interrupted at iteration {iteration}: checkpointed")
+        raise KeyboardInterrupt
+  save(clock.training_seconds())
+  return iteration

@@ -25,7 +25,6 @@ import dataclasses
 import math
 import os
 import shutil
-import time
 from typing import Any, Callable, Optional
 
 import haiku as hk
@@ -493,63 +492,51 @@ def train(config: Config, run_config: RunConfig,
   metrics_path = os.path.join(run_config.output_dir, METRICS)
   metrics = reporting.resumed_metrics(metrics_path, progress.iteration)
   _, train_key, eval_key = davi.keys()
-  began = time.perf_counter()
-  last_checkpoint = began
-  seconds_before = progress.seconds
   window = [np.asarray(progress.window_losses, np.float32)]
+  step = config.generation_batches
 
-  def elapsed() -> float:
-    return time.perf_counter() - began
+  def train_step(clock: checkpoints.TrainingClock) -> int:
+    nonlocal train_state, window
+    # Waiting for each step keeps the clock, the checkpoints and Ctrl-C to
+    # one step: JAX's asynchronous dispatch would queue up to check_every
+    # iterations ahead (a Ctrl-C on the cube waited minutes for them).
+    train_state, losses = jax.block_until_ready(davi.train_step(
+        train_state, jax.random.fold_in(train_key, progress.iteration)))
+    progress.iteration += step
+    window.append(losses)
+    if progress.iteration % config.check_every == 0:
+      mean_loss = float(np.mean(_as_floats(window)))
+      window = []
+      if should_update_target(progress.iteration, mean_loss,
+                              config.check_every, config.loss_threshold):
+        train_state = training.copy_to_target(train_state)
+        progress.target_updates += 1
+    if _crossed(progress.iteration, step, run_config.log_every):
+      record = {"kind": "train", "iteration": progress.iteration,
+                "loss": float(losses[-1]),
+                "target_updates": progress.target_updates,
+                "seconds": clock.training_seconds()}
+      metrics.write(record)
+      log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
+          f"target updates {progress.target_updates:4d}  "
+          f"{record['seconds']:8.1f} s")
+    if _crossed(progress.iteration, step, run_config.eval_every):
+      _evaluate_and_plot(davi, train_state, jax.random.fold_in(
+          eval_key, progress.iteration), progress, run_config, metrics, log)
+    return progress.iteration
 
-  def checkpoint() -> None:
+  def save(training_seconds: float) -> None:
     progress.window_losses = _as_floats(window).tolist()
-    progress.seconds = seconds_before + elapsed()
+    progress.seconds = training_seconds
     save_checkpoint(checkpoint_path, config, train_state, progress)
     if run_config.mirror_dir:
       _export_and_mirror(config, train_state, progress, run_config)
 
-  step = config.generation_batches
-  # Ctrl-C waits for the iteration to end: checkpointed, then raised.
-  with checkpoints.interrupts_held() as interrupts:
-    while progress.iteration < run_config.iterations and (
-        elapsed() < run_config.max_seconds and
-        seconds_before + elapsed() < run_config.max_training_seconds):
-      # Waiting for each step keeps the clock, the checkpoints and Ctrl-C to
-      # one step: JAX's asynchronous dispatch would queue up to check_every
-      # iterations ahead (a Ctrl-C on the cube waited minutes for them).
-      train_state, losses = jax.block_until_ready(davi.train_step(
-          train_state, jax.random.fold_in(train_key, progress.iteration)))
-      progress.iteration += step
-      window.append(losses)
-      if progress.iteration % config.check_every == 0:
-        mean_loss = float(np.mean(_as_floats(window)))
-        window = []
-        if should_update_target(progress.iteration, mean_loss,
-                                config.check_every, config.loss_threshold):
-          train_state = training.copy_to_target(train_state)
-          progress.target_updates += 1
-      if _crossed(progress.iteration, step, run_config.log_every):
-        record = {"kind": "train", "iteration": progress.iteration,
-                  "loss": float(losses[-1]),
-                  "target_updates": progress.target_updates,
-                  "seconds": seconds_before + elapsed()}
-        metrics.write(record)
-        log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
-            f"target updates {progress.target_updates:4d}  "
-            f"{record['seconds']:8.1f} s")
-      if _crossed(progress.iteration, step, run_config.eval_every):
-        _evaluate_and_plot(davi, train_state, jax.random.fold_in(
-            eval_key, progress.iteration), progress, run_config, metrics, log)
-      if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
-        checkpoint()
-        last_checkpoint = time.perf_counter()
-      if interrupts.requested:
-        metrics.close()
-        checkpoint()
-        log(f"interrupted at iteration {progress.iteration}: checkpointed")
-        raise KeyboardInterrupt
-  metrics.close()
-  checkpoint()
+  try:
+    checkpoints.train_until(run_config, progress.iteration, progress.seconds,
+                            train_step, save, log)
+  finally:
+    metrics.close()
   _export(config, train_state, progress, run_config)
   log(f"stopped at iteration {progress.iteration} after "
       f"{progress.seconds:.0f} s of training; wrote {CHECKPOINT}, {MODEL}, "

@@ -28,7 +28,6 @@ import dataclasses
 import importlib.resources
 import math
 import os
-import time
 from typing import Any, Callable, Optional
 
 import haiku as hk
@@ -589,51 +588,37 @@ def train(config: Config, run_config: RunConfig,
   metrics_path = os.path.join(run_config.output_dir, METRICS)
   metrics = reporting.resumed_metrics(metrics_path, progress.iteration)
   _, train_key, eval_key = trainer.keys()
-  began = last_checkpoint = time.perf_counter()
-  seconds_before = progress.seconds
 
-  def training_seconds() -> float:
-    return seconds_before + time.perf_counter() - began
+  def step(clock: checkpoints.TrainingClock) -> int:
+    nonlocal train_state
+    # Waiting for each step keeps the clock and Ctrl-C to one step.
+    train_state, loss = jax.block_until_ready(trainer.train_step(
+        train_state, jax.random.fold_in(train_key, progress.iteration)))
+    progress.iteration += 1
+    progress.examples += config.batch_size
+    if _due(progress.iteration, run_config.log_every):
+      record = {"kind": "train", "iteration": progress.iteration,
+                "examples": progress.examples, "loss": float(loss),
+                "seconds": clock.training_seconds()}
+      metrics.write(record)
+      log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
+          f"{progress.examples / 1e6:8.2f} M states  "
+          f"{record['seconds']:8.1f} s")
+    if _due(progress.iteration, run_config.eval_every):
+      _evaluate(trainer, train_state, jax.random.fold_in(
+          eval_key, progress.iteration), progress, run_config, metrics, log)
+    return progress.iteration
 
-  def checkpoint() -> None:
-    progress.seconds = training_seconds()
+  def save(training_seconds: float) -> None:
+    progress.seconds = training_seconds
     save_checkpoint(checkpoint_path, trainer, train_state, progress)
     _export(trainer, train_state, progress, run_config)
 
-  def running() -> bool:
-    return (progress.iteration < run_config.iterations and
-            time.perf_counter() - began < run_config.max_seconds and
-            training_seconds() < run_config.max_training_seconds)
-
-  with checkpoints.interrupts_held() as interrupts:
-    while running():
-      # Waiting for each step keeps the clock and Ctrl-C to one step.
-      train_state, loss = jax.block_until_ready(trainer.train_step(
-          train_state, jax.random.fold_in(train_key, progress.iteration)))
-      progress.iteration += 1
-      progress.examples += config.batch_size
-      if _due(progress.iteration, run_config.log_every):
-        record = {"kind": "train", "iteration": progress.iteration,
-                  "examples": progress.examples, "loss": float(loss),
-                  "seconds": training_seconds()}
-        metrics.write(record)
-        log(f"iteration {progress.iteration:7d}  loss {record['loss']:.4f}  "
-            f"{progress.examples / 1e6:8.2f} M states  "
-            f"{record['seconds']:8.1f} s")
-      if _due(progress.iteration, run_config.eval_every):
-        _evaluate(trainer, train_state, jax.random.fold_in(
-            eval_key, progress.iteration), progress, run_config, metrics,
-                  log)
-      if time.perf_counter() - last_checkpoint >= run_config.checkpoint_seconds:
-        checkpoint()
-        last_checkpoint = time.perf_counter()
-      if interrupts.requested:
-        metrics.close()
-        checkpoint()
-        log(f"interrupted at iteration {progress.iteration}: checkpointed")
-        raise KeyboardInterrupt
-  metrics.close()
-  checkpoint()
+  try:
+    checkpoints.train_until(run_config, progress.iteration, progress.seconds,
+                            step, save, log)
+  finally:
+    metrics.close()
   log(f"stopped at iteration {progress.iteration} after "
       f"{progress.seconds:.0f} s of training ({progress.examples:,} states);"
       f" wrote {CHECKPOINT}, {MODEL}, {METRICS} and {PLOT} to "

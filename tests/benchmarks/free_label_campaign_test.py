@@ -37,6 +37,7 @@ def test_the_campaign_resumes_from_its_mirror_on_a_new_machine(run_python,
       "lights_out_3_pressed_0.05min.npz",
       "rubiks_cube_2_last_move_0.05min.npz",
       "rubiks_cube_2_last_move_0.1min.npz"]
+  assert (tmp_path / "mirror" / "campaign.png").exists()
   # A new machine: the state is gone, a longer budget continues the run
   # from the mirrored checkpoint, the stages done are not trained again.
   shutil.rmtree(tmp_path / "state")

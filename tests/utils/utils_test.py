@@ -2,7 +2,9 @@
 
 import dataclasses
 import json
+import math
 import os
+import signal
 
 import jax
 import jax.numpy as jnp
@@ -74,6 +76,61 @@ def test_a_failed_save_leaves_the_last_checkpoint(tmp_path):
   with pytest.raises(Exception):
     checkpoints.save(path, {"x": lambda: None}, _Config(), step=2)
   assert checkpoints.restore(path, _Config()).step == 1
+
+
+@dataclasses.dataclass
+class _Budget:
+  iterations: int = 1_000_000
+  max_seconds: float = math.inf
+  max_training_seconds: float = math.inf
+  checkpoint_seconds: float = math.inf
+
+
+def test_train_until_stops_at_the_iteration_count_and_saves_at_the_end():
+  saves, steps = [], []
+
+  def step(clock):
+    steps.append(clock.training_seconds())
+    return 3 + len(steps)
+
+  assert checkpoints.train_until(_Budget(iterations=7), 3, 10.0, step,
+                                 saves.append) == 7
+  assert len(steps) == 4 and min(steps) >= 10.0
+  assert len(saves) == 1 and saves[0] >= steps[-1]
+
+
+def test_train_until_stops_once_the_training_budget_is_spent():
+  saves = []
+  steps = []
+
+  def step(clock):
+    steps.append(1)
+    return len(steps)
+
+  # 100 s trained before against a 100 s budget: no step at all.
+  assert checkpoints.train_until(_Budget(max_training_seconds=100.0), 0,
+                                 100.0, step, saves.append) == 0
+  assert not steps and saves[0] >= 100.0
+
+
+def test_train_until_saves_every_checkpoint_seconds():
+  saves = []
+  checkpoints.train_until(_Budget(iterations=5, checkpoint_seconds=0.0), 0,
+                          0.0, lambda clock: len(saves) + 1, saves.append)
+  assert len(saves) == 6  # Each step, then the end.
+
+
+def test_train_until_saves_then_raises_on_ctrl_c():
+  saves = []
+
+  def step(clock):
+    os.kill(os.getpid(), signal.SIGINT)  # Held until the step ends.
+    return 1
+
+  with pytest.raises(KeyboardInterrupt):
+    checkpoints.train_until(_Budget(), 0, 0.0, step, saves.append,
+                            log=lambda line: None)
+  assert len(saves) == 1
 
 
 @pytest.mark.parametrize("n,expected", [(0, 1), (1, 1), (2, 2), (3, 4),
