@@ -23,8 +23,10 @@ Columns: % solved, mean length and the mean reference length of the solved
 instances, % optimal (Lights Out), states expanded, children evaluated,
 seconds an instance (one core), and the model's training (minutes, where).
 Every solution is replayed in the pyspiel game by the search that found
-it. Each instance is recorded as it ends (runs.jsonl): the same command
-resumes where it stopped, as long as the model files are the same. Prints
+it. Each instance is recorded as it ends (runs.jsonl, with its model
+file's digest): the same command resumes where it stopped, and a command
+with more solvers (or a model file replaced) searches only what is new, as
+long as the instances and budgets are the same. Prints
 the table (markdown), writes learned_puzzle_solvers.json and .png (solve
 rate and length against beam width).
 
@@ -33,6 +35,7 @@ rate and length against beam width).
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -99,6 +102,7 @@ class Run:
   expanded: Optional[int]  # None where an imported run did not count it.
   children: int
   seconds: float
+  model: str  # The digest of the model file searched.
 
 
 @dataclasses.dataclass
@@ -113,6 +117,10 @@ class Solver:
   run: Callable[[np.ndarray], tuple[Optional[list[int]], int, int]]
   # Compiles what `run` calls, so that no instance's time counts it.
   warm_up: Callable[[np.ndarray], Any]
+
+  @functools.cached_property
+  def digest(self) -> str:
+    return _digest(self.path)
 
 
 def _digest(path: str) -> str:
@@ -175,8 +183,8 @@ def _beam_solvers(path: str) -> list[Solver]:
 
 
 def _cayleypy_solvers(path: str) -> list[Solver]:
-  import cayleypy_baseline  # pylint: disable=g-import-not-at-top
-  solver = cayleypy_baseline.load(path)
+  import cayleypy_solver  # pylint: disable=g-import-not-at-top
+  solver = cayleypy_solver.load(path)
   with open(path.removesuffix(".pt") + ".json", encoding="utf-8") as f:
     record = json.load(f)
   training = f"{record.get('training_seconds', 0) / 60:.0f} min, CPU"
@@ -184,13 +192,13 @@ def _cayleypy_solvers(path: str) -> list[Solver]:
   for width in _widths():
 
     def run(start, width=width):
-      result = cayleypy_baseline.solve(solver, start, width)
+      result = cayleypy_solver.solve(solver, start, width)
       return (result["actions"], result["nodes_expanded"],
               result["children"])
 
     solvers.append(Solver("rubiks_cube_3", _label("CayleyPy", path), "beam",
                           width, training, path, run,
-                          lambda start, width=width: cayleypy_baseline.solve(
+                          lambda start, width=width: cayleypy_solver.solve(
                               solver, start, width, max_steps=1)))
   return solvers
 
@@ -237,16 +245,12 @@ def solvers(keys: list[tuple[str, int]]) -> list[Solver]:
   return [s for s in found if s.puzzle in names]
 
 
-def run_settings(found: list[Solver], paths: dict[str, str]
-                ) -> dict[str, Any]:
-  """What the results depend on: a resumed benchmark must match."""
+def run_settings() -> dict[str, Any]:
+  """What every result depends on (a resumed benchmark must match); each
+  run also records its model file's digest."""
   return {"count": _COUNT.value, "seed": _SEED.value,
           "bwas_nodes": _BWAS_NODES.value,
-          "max_expanded": _MAX_EXPANDED.value,
-          "models": {name: _digest(path) for name, path in
-                     sorted(paths.items())},
-          "solvers": sorted({f"{s.method} {s.search} {s.width}"
-                             for s in found})}
+          "max_expanded": _MAX_EXPANDED.value}
 
 
 def _imported_davi_runs(solver: Solver, path: str) -> dict[int, Run]:
@@ -302,7 +306,7 @@ def evaluate(solver: Solver, puzzle: Any,
     run = Run(solver.puzzle, solver.method, solver.search, solver.width,
               index, length, reference,
               None if not exact or length is None else length == reference,
-              expanded, children, seconds)
+              expanded, children, seconds, solver.digest)
     runs.append(run)
     on_run(run)
     print(f"{solver.puzzle} {solver.method} {solver.search} "
@@ -407,14 +411,15 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   keys = _puzzle_keys()
   found = solvers(keys)
-  paths = {s.method: s.path for s in found}
+  digests = {s.method: s.digest for s in found}
   with cli.user_input("output_dir"):
-    records = reporting.finished_records(
-        _OUTPUT_DIR.value, run_settings(found, paths), RUNS_FILE)
+    records = reporting.finished_records(_OUTPUT_DIR.value, run_settings(),
+                                         RUNS_FILE)
   reporting.keep_json_lines(os.path.join(_OUTPUT_DIR.value, RUNS_FILE),
                             lambda record: True)
+  # Runs of a model file since replaced stay in the file, unused.
   done = {(r["method"], r["search"], r["width"], r["index"]): Run(**r)
-          for r in records}
+          for r in records if digests.get(r["method"]) == r["model"]}
   if done:
     print(f"resuming: {len(done)} runs already done", flush=True)
   writer = reporting.JsonLinesWriter(
@@ -435,7 +440,7 @@ def main(argv: Sequence[str]) -> None:
                                           for row in rows)))
   with open(os.path.join(_OUTPUT_DIR.value, "learned_puzzle_solvers.json"),
             "w", encoding="utf-8") as f:
-    json.dump({"settings": run_settings(found, paths),
+    json.dump({"settings": {**run_settings(), "models": digests},
                "summary": [{k: _cell(v) for k, v in row.items()}
                            for row in rows]}, f, indent=1)
   plot(runs, os.path.join(_OUTPUT_DIR.value, "learned_puzzle_solvers.png"))

@@ -7,6 +7,9 @@ import sys
 
 import pytest
 
+from open_spiel_ext.algorithms.deepcubea import free_labels
+from open_spiel_ext.experiments import puzzle_recipes
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
@@ -37,3 +40,17 @@ def tiny_stratego_run_fixture(tmp_path_factory):
               "--entry_batch=4", "--eval_games=2", "--bots=random,scout",
               "--workers=1", f"--output_dir={directory}")
   return directory / "population"
+
+
+@pytest.fixture(name="lights_out_3_model", scope="session")
+def lights_out_3_model_fixture(tmp_path_factory):
+  """A 3×3 Lights Out pressed-set model.npz that solves every board greedily
+  and optimally (seconds of training; see free_labels_test.py)."""
+  directory = tmp_path_factory.mktemp("lights_out_3")
+  config = puzzle_recipes.replace(
+      puzzle_recipes.free_label_config("lights_out", 3), walks=200,
+      hidden_sizes=(128,), num_blocks=1)
+  free_labels.train(config, free_labels.RunConfig(
+      iterations=300, output_dir=str(directory), log_every=0, eval_every=0),
+                    log=lambda line: None)
+  return directory / free_labels.MODEL

@@ -5,27 +5,13 @@ at every solution size and solves every benchmark board."""
 import json
 import shutil
 
-from open_spiel_ext.algorithms.deepcubea import free_labels
-from open_spiel_ext.experiments import puzzle_recipes
 
-
-def _three_by_three_snapshot(tmp_path):
-  config = puzzle_recipes.replace(
-      puzzle_recipes.free_label_config("lights_out", 3), walks=200,
-      hidden_sizes=(128,), num_blocks=1)
-  free_labels.train(config, free_labels.RunConfig(
-      iterations=300, output_dir=str(tmp_path / "train"), log_every=0,
-      eval_every=0), log=lambda line: None)
+def test_a_model_that_solves_every_board_is_measured_as_such(
+    run_python, lights_out_3_model, tmp_path):
   snapshots = tmp_path / "snapshots"
   snapshots.mkdir()
-  shutil.copy(tmp_path / "train" / free_labels.MODEL,
+  shutil.copy(lights_out_3_model,
               snapshots / "lights_out_3_pressed_0.5min.npz")
-  return snapshots
-
-
-def test_a_model_that_solves_every_board_is_measured_as_such(run_python,
-                                                             tmp_path):
-  snapshots = _three_by_three_snapshot(tmp_path)
   output = run_python("benchmarks/lights_out_frontier.py",
                       f"--snapshots={snapshots}/*min.npz", "--samples=50",
                       "--count=20", "--beam_widths=4", "--beam_count=5",

@@ -30,7 +30,7 @@ def _train(config, tmp_path, iterations, **run):
 
 
 def test_walk_labels_undo_each_step_and_never_revisit():
-  config = _config("rubiks_cube", 3, walks=16)
+  config = _config("rubiks_cube", 3, free_labels.LAST_MOVE, walks=16)
   trainer = free_labels.Trainer(config)
   states, moves = free_labels.walks(trainer.engine, jax.random.PRNGKey(3),
                                     16, 26, False, 4)

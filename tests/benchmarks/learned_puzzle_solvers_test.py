@@ -1,0 +1,41 @@
+"""The side-by-side benchmark resumes per solver: the same command searches
+nothing again, and a command with one more model searches only that one."""
+
+import json
+import shutil
+
+import pytest
+
+_COMMON = ("--puzzles=lights_out:3", "--count=3", "--beam_widths=4",
+           "--davi_models=")
+
+
+def _searched(output):
+  return [line for line in output.splitlines()
+          if line.startswith("lights_out_3 ")]
+
+
+@pytest.mark.slow
+def test_a_rerun_searches_only_the_solvers_it_has_not_run(
+    run_python, lights_out_3_model, tmp_path):
+  first = tmp_path / "first.npz"
+  second = tmp_path / "second.npz"
+  shutil.copy(lights_out_3_model, first)
+  shutil.copy(lights_out_3_model, second)
+  out = f"--output_dir={tmp_path / 'out'}"
+  output = run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON, out,
+                      f"--free_label_models={first}")
+  assert len(_searched(output)) == 6  # 3 boards, beam 4 and greedy.
+  assert " length None " not in output
+  output = run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON, out,
+                      f"--free_label_models={first}")
+  assert "resuming: 6 runs already done" in output
+  assert not _searched(output)
+  output = run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON, out,
+                      f"--free_label_models={first},{second}")
+  searched = _searched(output)
+  assert len(searched) == 6 and all("second.npz" in line for line in searched)
+  summary = json.loads((tmp_path / "out" / "learned_puzzle_solvers.json")
+                       .read_text())["summary"]
+  assert len(summary) == 4
+  assert [row["% solved"] for row in summary] == ["100.00"] * 4
