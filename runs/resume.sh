@@ -20,19 +20,16 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
   echo "started $queue on core $core (log: run_state/$queue.log)"
 }
 
-# Issue 69's free-label campaign (benchmarks/free_label_campaign.py): the
-# 3x3x3 cube's random-walk-distance model to 540 training minutes on core 0,
-# 7x7 Lights Out's pressed-set model on core 1, then the cube's baselines at
-# equal training minutes (runs/free_label_baselines.sh); each campaign ships
-# its model at its last stage if it beats the shipped one. (Issues 44-46's runs have ended; their commands are in
+# Issue 69: the 3x3x3 cube's random-walk-distance model to 540 training
+# minutes on core 0 (its last stage ships the model if it beats the shipped
+# one); the side-by-side table on core 1 (runs/learned_puzzle_solvers.sh,
+# each instance recorded as it ends), then again once the cube's model
+# ships, which adds its rows. (Lights Out's campaign and the cube's
+# baselines have ended, as have issues 44-46's runs; their commands are in
 # runs/README.md.)
 start 0 free_label_cube "runs=rubiks_cube:3:distance" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=rubiks_cube:3:distance \
    --minutes=540 --ship --output_dir=run_state/free_label_campaign \
    --mirror_dir=runs/free_label_campaign'
-start 1 free_label_lights_out "runs=lights_out:7:pressed|free_label_baselines|cayleypy_baseline|deepcubea_train" \
-  '"$PYTHON" benchmarks/free_label_campaign.py --runs=lights_out:7:pressed \
-   --minutes=150 --snapshots=10,30,60,90,150 --ship \
-   --output_dir=run_state/free_label_campaign \
-   --mirror_dir=runs/free_label_campaign \
-   && bash runs/free_label_baselines.sh'
+start 1 learned_puzzle_solvers "learned_puzzle_solvers" \
+  'bash runs/learned_puzzle_solvers.sh'
