@@ -26,7 +26,11 @@ Every solution is replayed in the pyspiel game by the search that found
 it. Each instance is recorded as it ends (runs.jsonl, with its model
 file's digest): the same command resumes where it stopped, and a command
 with more solvers (or a model file replaced) searches only what is new, as
-long as the instances and budgets are the same. Prints
+long as the instances and budgets are the same. Parts of one table can run
+at once on separate cores, each in its own output directory (say, one
+puzzle or one model each); `--merge_runs_from` names those directories and
+takes their runs into this one's runs.jsonl instead of searching again.
+Prints
 the table (markdown), writes learned_puzzle_solvers.json and .png (solve
 rate and length against beam width).
 
@@ -81,6 +85,9 @@ _BWAS_NODES = flags.DEFINE_integer(
 _MAX_EXPANDED = flags.DEFINE_integer(
     "max_expanded", 1_000_000, "Beam search gives up after expanding this "
     "many states.", lower_bound=1)
+_MERGE_RUNS_FROM = flags.DEFINE_list(
+    "merge_runs_from", [], "Output directories of other parts of this "
+    "table (same instances and budgets) whose runs are taken as done.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir",
                                   "benchmark_results/learned_puzzle_solvers",
                                   "Where the runs, JSON and PNG go.")
@@ -406,6 +413,27 @@ def plot(runs: list[Run], path: str) -> None:
   reporting.save_figure(fig, path)
 
 
+def _merge_parts(digests: dict[str, str],
+                 done: dict[tuple[str, str, int, int], Run],
+                 writer: reporting.JsonLinesWriter) -> int:
+  """Adds to `done`, and writes, the runs of the --merge_runs_from
+  directories that this table's models made and `done` lacks; their count."""
+  merged = 0
+  for folder in _MERGE_RUNS_FROM.value:
+    with cli.user_input("merge_runs_from"):
+      if not os.path.exists(os.path.join(folder, "run.json")):
+        raise ValueError(f"{folder} holds no run of this benchmark")
+      records = reporting.finished_records(folder, run_settings(), RUNS_FILE)
+    for record in records:
+      key = (record["method"], record["search"], record["width"],
+             record["index"])
+      if digests.get(record["method"]) == record["model"] and key not in done:
+        done[key] = Run(**record)
+        writer.write(record)
+        merged += 1
+  return merged
+
+
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -424,6 +452,10 @@ def main(argv: Sequence[str]) -> None:
     print(f"resuming: {len(done)} runs already done", flush=True)
   writer = reporting.JsonLinesWriter(
       os.path.join(_OUTPUT_DIR.value, RUNS_FILE), append=True)
+  merged = _merge_parts(digests, done, writer)
+  if merged:
+    print(f"merged {merged} runs from {','.join(_MERGE_RUNS_FROM.value)}",
+          flush=True)
   runs = []
   for key in keys:
     test_set = list(instances.generate(*key, _COUNT.value, _SEED.value))

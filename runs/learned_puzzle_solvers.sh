@@ -5,21 +5,61 @@
 # baselines at 60 CPU minutes (warm-started DAVI, DAVI from scratch, with
 # BWAS; CayleyPy with its beam search, runs/free_label_baselines/) and the
 # shipped free-label models at beam widths 2^8 to 2^14. Every instance is
-# recorded as it ends, so the same command resumes; the cube's free-label
-# model joins the table once its campaign ships it (runs/resume.sh).
+# recorded as it ends, so the same command resumes.
+#
+# The table is two parts, one a core, then one command that joins them:
+#   learned_puzzle_solvers.sh cube_free_label  # the cube's free-label model
+#   learned_puzzle_solvers.sh rest             # every other solver
+#   learned_puzzle_solvers.sh                  # all: joins the parts,
+#       searches what neither has, writes the table and PNG
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
+part=${1:-all}
 models=algorithms/deepcubea/models
 baselines=runs/free_label_baselines
-free_label_models=$models/lights_out_7_pressed.npz
-if [[ -f $models/rubiks_cube_3_distance.npz ]]; then
-  free_label_models=$free_label_models,$models/rubiks_cube_3_distance.npz
-fi
-"$PYTHON" benchmarks/learned_puzzle_solvers.py \
-  --puzzles=lights_out:7,rubiks_cube:3 \
-  --output_dir=runs/learned_puzzle_solvers \
-  --davi_runs=runs/deepcubea_eval/rubiks_cube_3/deepcubea_eval_runs.jsonl,runs/deepcubea_eval/lights_out_7/deepcubea_eval_runs.jsonl \
-  --davi_models=$models/lights_out_7.npz,$models/rubiks_cube_3.npz,$baselines/warm_davi/model.npz,$baselines/davi_cpu60/model.npz \
-  --free_label_models="$free_label_models" \
-  --cayleypy_models=$baselines/cayleypy/cayleypy_cube3_qtm_b39bc9cb5a.pt
+output=runs/learned_puzzle_solvers
+cube_part=$output/cube_free_label
+cube_model=$models/rubiks_cube_3_distance.npz
+davi_models=$models/lights_out_7.npz,$models/rubiks_cube_3.npz
+davi_models=$davi_models,$baselines/warm_davi/model.npz
+davi_models=$davi_models,$baselines/davi_cpu60/model.npz
+cayleypy_models=$baselines/cayleypy/cayleypy_cube3_qtm_b39bc9cb5a.pt
+
+solve() {  # solve OUTPUT_DIR FLAGS...: the benchmark on both test sets.
+  local output_dir=$1
+  shift
+  "$PYTHON" benchmarks/learned_puzzle_solvers.py \
+    --puzzles=rubiks_cube:3,lights_out:7 --output_dir="$output_dir" \
+    --davi_runs=runs/deepcubea_eval/rubiks_cube_3/deepcubea_eval_runs.jsonl,runs/deepcubea_eval/lights_out_7/deepcubea_eval_runs.jsonl \
+    "$@"
+}
+
+case $part in
+  cube_free_label)
+    if [[ ! -f $cube_model ]]; then
+      echo "$cube_model is not shipped yet (runs/free_label_campaign)" >&2
+      exit 1
+    fi
+    solve "$cube_part" --davi_models= --cayleypy_models= \
+      --free_label_models="$cube_model" ;;
+  rest)
+    solve "$output" --davi_models="$davi_models" \
+      --cayleypy_models="$cayleypy_models" \
+      --free_label_models=$models/lights_out_7_pressed.npz ;;
+  all)
+    free_label_models=$models/lights_out_7_pressed.npz
+    merge=()
+    if [[ -f $cube_model ]]; then
+      free_label_models=$free_label_models,$cube_model
+    fi
+    if [[ -f $cube_part/run.json ]]; then
+      merge=(--merge_runs_from="$cube_part")
+    fi
+    solve "$output" --davi_models="$davi_models" \
+      --cayleypy_models="$cayleypy_models" \
+      --free_label_models="$free_label_models" "${merge[@]}" ;;
+  *)
+    echo "unknown part '$part': cube_free_label, rest or all" >&2
+    exit 2 ;;
+esac

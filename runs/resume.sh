@@ -22,14 +22,17 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 
 # Issue 69: the 3x3x3 cube's random-walk-distance model to 540 training
 # minutes on core 0 (its last stage ships the model if it beats the shipped
-# one); the side-by-side table on core 1 (runs/learned_puzzle_solvers.sh,
-# each instance recorded as it ends), then again once the cube's model
-# ships, which adds its rows. (Lights Out's campaign and the cube's
-# baselines have ended, as have issues 44-46's runs; their commands are in
-# runs/README.md.)
-start 0 free_label_cube "runs=rubiks_cube:3:distance" \
+# one), then the side-by-side table's part that searches with it; the
+# table's other part on core 1 (runs/learned_puzzle_solvers.sh, each
+# instance recorded as it ends). When both have ended,
+# `bash runs/learned_puzzle_solvers.sh` joins them into the table. (Lights
+# Out's campaign and the cube's baselines have ended, as have issues
+# 44-46's runs; their commands are in runs/README.md.)
+start 0 free_label_cube \
+  "runs=rubiks_cube:3:distance|learned_puzzle_solvers.sh cube_free_label" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=rubiks_cube:3:distance \
    --minutes=540 --ship --output_dir=run_state/free_label_campaign \
-   --mirror_dir=runs/free_label_campaign'
-start 1 learned_puzzle_solvers "learned_puzzle_solvers" \
-  'bash runs/learned_puzzle_solvers.sh'
+   --mirror_dir=runs/free_label_campaign &&
+   bash runs/learned_puzzle_solvers.sh cube_free_label'
+start 1 learned_puzzle_solvers "learned_puzzle_solvers.sh rest" \
+  'bash runs/learned_puzzle_solvers.sh rest'

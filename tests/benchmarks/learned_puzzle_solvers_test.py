@@ -1,5 +1,6 @@
 """The side-by-side benchmark resumes per solver: the same command searches
-nothing again, and a command with one more model searches only that one."""
+nothing again, a command with one more model searches only that one, and
+parts run in other output directories merge into one table."""
 
 import json
 import shutil
@@ -39,3 +40,26 @@ def test_a_rerun_searches_only_the_solvers_it_has_not_run(
                        .read_text())["summary"]
   assert len(summary) == 4
   assert [row["% solved"] for row in summary] == ["100.00"] * 4
+
+
+@pytest.mark.slow
+def test_parts_run_apart_merge_into_one_table(run_python, lights_out_3_model,
+                                              tmp_path):
+  first = tmp_path / "first.npz"
+  second = tmp_path / "second.npz"
+  shutil.copy(lights_out_3_model, first)
+  shutil.copy(lights_out_3_model, second)
+  main, part = tmp_path / "main", tmp_path / "part"
+  run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON,
+             f"--output_dir={main}", f"--free_label_models={first}")
+  run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON,
+             f"--output_dir={part}", f"--free_label_models={second}")
+  output = run_python("benchmarks/learned_puzzle_solvers.py", *_COMMON,
+                      f"--output_dir={main}", f"--merge_runs_from={part}",
+                      f"--free_label_models={first},{second}")
+  assert f"merged 6 runs from {part}" in output
+  assert not _searched(output)
+  assert len((main / "runs.jsonl").read_text().splitlines()) == 12
+  summary = json.loads((main / "learned_puzzle_solvers.json").read_text()
+                       )["summary"]
+  assert len(summary) == 4
