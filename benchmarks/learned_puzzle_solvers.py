@@ -9,9 +9,10 @@ extra), the exact fewest presses over GF(2) for Lights Out.
 
 Solvers, each on every instance of its puzzle:
 - `--davi_models` (default: the shipped DAVI models) with BWAS at the
-  puzzle's λ and N, giving up after --bwas_nodes children generated; the
-  runs of an earlier `deepcubea_eval.py` of the same model file, instances
-  and settings (`--davi_runs`) are taken instead of searching again;
+  puzzle's λ and N (or --bwas_batch), giving up after --bwas_nodes
+  children generated; the runs of an earlier `deepcubea_eval.py` of the
+  same model file, instances and settings (`--davi_runs`) are taken instead
+  of searching again;
 - `--free_label_models` (default: the shipped ones) with beam search at
   each of --beam_widths, giving up after --max_expanded states expanded
   (a "pressed" model also greedily); a "distance" model also with BWAS
@@ -79,6 +80,9 @@ _CAYLEYPY_MODELS = flags.DEFINE_list(
     "cayleypy_models", [], "CayleyPy cube models (cayleypy_baseline.py).")
 _BEAM_WIDTHS = flags.DEFINE_list(
     "beam_widths", [str(2**k) for k in range(8, 15)], "Beam widths.")
+_BWAS_BATCH = flags.DEFINE_integer(
+    "bwas_batch", None, "BWAS's N, states expanded a step (default: each "
+    "puzzle's; deepcubea_eval.py's runs use 1,000).", lower_bound=1)
 _BWAS_NODES = flags.DEFINE_integer(
     "bwas_nodes", 1_000_000, "BWAS gives up after this many children.",
     lower_bound=1)
@@ -136,28 +140,46 @@ def _digest(path: str) -> str:
 
 
 def _training(info: dict[str, Any]) -> str:
+  """The training behind a model: minutes (those of the model it started
+  from included) and hardware."""
   seconds = info.get("training_seconds")
+  if seconds is None:
+    return "–"
   where = info.get("hardware", "?")
-  return "–" if seconds is None else f"{seconds / 60:.0f} min, {where}"
+  before = info.get("started_from_seconds", 0.0)
+  if not before:
+    return f"{seconds / 60:.0f} min, {where}"
+  return (f"{(before + seconds) / 60:.0f} min ({before / 60:.0f} of them "
+          f"{info['started_from']}), {where}")
 
 
 def _label(kind: str, path: str) -> str:
-  return f"{kind} ({os.path.basename(path)})"
+  """The method's name: its kind and model file (with the file's folder
+  when the file has a trainer's generic name)."""
+  name = os.path.basename(path)
+  if name in (davi.MODEL, free_labels.MODEL):
+    name = os.path.join(os.path.basename(os.path.dirname(path)), name)
+  return f"{kind} ({name})"
 
 
 def _bwas_solver(key: tuple[str, int], path: str) -> Solver:
   model = free_labels.load_model(path)
   settings = puzzles.defaults(*key)
-  kind = ("DAVI" if isinstance(model, davi.CostToGo)
-          else f"free-label {model.config.target}")
+  batch = _BWAS_BATCH.value or settings.search_batch
+  if not isinstance(model, davi.CostToGo):
+    kind = f"free-label {model.config.target}"
+  elif model.info.get("started_from"):
+    kind = "warm-started DAVI"
+  else:
+    kind = "DAVI"
 
   def run(start):
-    result = bwas.solve(model, start, settings.weight, settings.search_batch,
+    result = bwas.solve(model, start, settings.weight, batch,
                         _BWAS_NODES.value)
     return result.actions, result.expansions, result.nodes_generated
 
   return Solver(puzzles.model_name(*key), _label(kind, path),
-                f"bwas λ={settings.weight}", settings.search_batch,
+                f"bwas λ={settings.weight}", batch,
                 _training(model.info), path, run,
                 lambda start: model(start[None]))
 
@@ -249,6 +271,12 @@ def solvers(keys: list[tuple[str, int]]) -> list[Solver]:
   for path in _CAYLEYPY_MODELS.value:
     with cli.user_input("cayleypy_models"):
       found.extend(_cayleypy_solvers(path))
+  paths = {}
+  for solver in found:  # Runs are kept by method: one name, one file.
+    if paths.setdefault(solver.method, solver.path) != solver.path:
+      raise app.UsageError(
+          f"two models would both be named {solver.method!r} in the table: "
+          f"{paths[solver.method]} and {solver.path}; rename one")
   return [s for s in found if s.puzzle in names]
 
 
@@ -439,6 +467,10 @@ def main(argv: Sequence[str]) -> None:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   keys = _puzzle_keys()
   found = solvers(keys)
+  if not found:
+    raise app.UsageError(f"no model given for {','.join(_PUZZLES.value)} "
+                         "(--davi_models, --free_label_models, "
+                         "--cayleypy_models)")
   digests = {s.method: s.digest for s in found}
   with cli.user_input("output_dir"):
     records = reporting.finished_records(_OUTPUT_DIR.value, run_settings(),

@@ -405,11 +405,16 @@ class LogEntry:
     target_updates: copies of θ into the target network so far.
     window_losses: the losses since the last target-update check.
     seconds: training time so far (resumed runs included).
+    started_from: the file name of the model a fine-tuning run started from
+      (`RunConfig.init_model`; empty for a fresh network).
+    started_from_seconds: the training time behind that model.
   """
   iteration: int = 0
   target_updates: int = 0
   window_losses: list[float] = dataclasses.field(default_factory=list)
   seconds: float = 0.0
+  started_from: str = ""
+  started_from_seconds: float = 0.0
 
 
 def save_checkpoint(path: str, config: Config,
@@ -485,7 +490,8 @@ def train(config: Config, run_config: RunConfig,
     log(f"resumed from the model mirrored in {run_config.mirror_dir} at "
         f"iteration {progress.iteration} (Adam afresh)")
   elif run_config.init_model:
-    train_state, progress = davi.from_model(run_config.init_model), LogEntry()
+    train_state = davi.from_model(run_config.init_model)
+    progress = LogEntry(**_started_from(run_config.init_model))
     log(f"started from the network in {run_config.init_model}")
   else:
     train_state, progress = davi.init(), LogEntry()
@@ -544,6 +550,15 @@ def train(config: Config, run_config: RunConfig,
   return train_state, progress
 
 
+def _started_from(path: str) -> dict[str, Any]:
+  """The LogEntry fields that name the model a run starts from: its file
+  name and the training seconds behind it (its own start's included)."""
+  info = weights.load_with_state(path, "DeepCubeA model")[2]
+  return {"started_from": os.path.basename(path),
+          "started_from_seconds": (info.get("training_seconds", 0.0) +
+                                   info.get("started_from_seconds", 0.0))}
+
+
 def _from_mirror(davi: Davi, path: str, run_config: RunConfig
                 ) -> tuple[training.TrainState, LogEntry]:
   """The model mirrored at `path` as a run's start (Adam afresh), its
@@ -555,7 +570,9 @@ def _from_mirror(davi: Davi, path: str, run_config: RunConfig
     shutil.copyfile(metrics, os.path.join(run_config.output_dir, METRICS))
   return davi.from_model(path), LogEntry(
       iteration=info["iterations"], target_updates=info["target_updates"],
-      seconds=info["training_seconds"])
+      seconds=info["training_seconds"],
+      started_from=info.get("started_from", ""),
+      started_from_seconds=info.get("started_from_seconds", 0.0))
 
 
 def _export(config: Config, train_state: training.TrainState,
@@ -565,6 +582,9 @@ def _export(config: Config, train_state: training.TrainState,
           "target_updates": progress.target_updates,
           "training_seconds": round(progress.seconds, 1),
           "hardware": jax.devices()[0].device_kind}
+  if progress.started_from:
+    info.update(started_from=progress.started_from,
+                started_from_seconds=round(progress.started_from_seconds, 1))
   export_model(os.path.join(run_config.output_dir, MODEL), config, train_state,
                info, run_config.model_dtype)
   plot_training(os.path.join(run_config.output_dir, METRICS),

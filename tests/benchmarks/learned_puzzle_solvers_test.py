@@ -3,12 +3,35 @@ nothing again, a command with one more model searches only that one, and
 parts run in other output directories merge into one table."""
 
 import json
+import os
 import shutil
+import sys
 
 import pytest
 
+from tests.benchmarks.conftest import REPO_ROOT
+
+sys.path.insert(0, os.path.join(REPO_ROOT, "benchmarks"))
+import learned_puzzle_solvers  # pylint: disable=g-import-not-at-top,wrong-import-position
+
 _COMMON = ("--puzzles=lights_out:3", "--count=3", "--beam_widths=4",
            "--davi_models=")
+
+
+def test_a_warm_started_model_counts_the_minutes_of_its_start():
+  info = {"training_seconds": 1800.0, "hardware": "cpu",
+          "started_from": "distance_30min.npz", "started_from_seconds": 1800.0}
+  assert (learned_puzzle_solvers._training(info) ==
+          "60 min (30 of them distance_30min.npz), cpu")
+  assert learned_puzzle_solvers._training(
+      {"training_seconds": 600.0, "hardware": "cpu"}) == "10 min, cpu"
+
+
+def test_a_trainers_generic_file_name_is_told_apart_by_its_folder():
+  assert (learned_puzzle_solvers._label("DAVI", "runs/warm_davi/model.npz") ==
+          "DAVI (warm_davi/model.npz)")
+  assert (learned_puzzle_solvers._label("DAVI", "models/rubiks_cube_3.npz") ==
+          "DAVI (rubiks_cube_3.npz)")
 
 
 def _searched(output):

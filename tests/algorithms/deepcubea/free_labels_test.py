@@ -156,6 +156,22 @@ def test_a_distance_model_is_davis_network_and_warm_starts_it(tmp_path):
   np.testing.assert_allclose(
       davi.Davi(davi_config).cost_to_go(state.params, state.net_state, cubes),
       model(np.asarray(cubes)), rtol=1e-5)
+  lines = []
+  # The run records where it started, and a run resumed on a new machine
+  # (from its mirrored model) still does.
+  for output_dir, iterations in (("warm", 2), ("new_machine", 4)):
+    davi.train(davi_config, davi.RunConfig(
+        iterations=iterations, output_dir=str(tmp_path / output_dir),
+        eval_every=0, checkpoint_seconds=0.0,
+        init_model=str(tmp_path / "model.npz"),
+        mirror_dir=str(tmp_path / "mirror")), log=lines.append)
+    info = davi.CostToGo.load(str(tmp_path / output_dir / davi.MODEL)).info
+    assert info["iterations"] == iterations
+    assert info["started_from"] == "model.npz"
+    assert info["started_from_seconds"] == round(
+        model.info["training_seconds"], 1)
+  assert any("started from the network in" in line for line in lines)
+  assert any("resumed from the model mirrored" in line for line in lines)
 
 
 def test_a_search_that_cannot_finish_says_why(two_by_two_policy):
