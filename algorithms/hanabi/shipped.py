@@ -9,6 +9,7 @@ from typing import Any
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import learned_blueprint
+from open_spiel_ext.algorithms.hanabi import smartbot
 from open_spiel_ext.games.hanabi import engine as engine_lib
 
 WEIGHTS_DIR = os.path.join(os.path.dirname(__file__), "weights")
@@ -30,16 +31,20 @@ def belief_model_path(preset: str, blueprint_name: str) -> str:
 
 def blueprint_from_name(engine: engine_lib.HanabiEngine, preset: str,
                         name: str) -> blueprints.Blueprint:
-  """"rules" (the rule-based bot), a shipped strength of `preset` ("weak",
-  "medium", "strong"), or the path of a weights file."""
+  """"rules" (the rule-based bot), "smartbot" (SmartBot's conventions), a
+  shipped strength of `preset` ("weak", "medium", "strong"), or the path of
+  a weights file."""
   if name == "rules":
     return blueprints.RuleBlueprint(engine)
+  if name == "smartbot":
+    return smartbot.SmartBlueprint(engine)
   path = blueprint_path(preset, name) if name in STRENGTHS else name
   if not os.path.exists(path):
     shipped = (sorted(f for f in os.listdir(WEIGHTS_DIR) if f.endswith(
         ".npz")) if os.path.isdir(WEIGHTS_DIR) else [])
     raise ValueError(f"no blueprint {name!r}: {path} does not exist (give "
-                     f"'rules', a strength of {', '.join(STRENGTHS)}, or a "
+                     f"'rules', 'smartbot', a strength of "
+                     f"{', '.join(STRENGTHS)}, or a "
                      f"weights file; shipped: {', '.join(shipped) or 'none'})")
   return learned_blueprint.load_blueprint(engine, path)
 

@@ -465,3 +465,70 @@ class SmartBlueprint(blueprints.Blueprint):
   def act(self, params, memory, states, movers):
     return jax.vmap(functools.partial(_act_one, self._rules))(
         memory, states, jnp.asarray(movers, jnp.int32))
+
+
+def max_moves(rules: engine_lib.Rules) -> int:
+  """More moves than any game has: one per card that leaves a hand, one per
+  hint token ever spent (those at the start, and those discards and
+  finished fireworks win back)."""
+  return 2 * rules.deck_size + rules.max_information_tokens + rules.colors
+
+
+@functools.lru_cache(maxsize=None)
+def _replayer(blueprint: SmartBlueprint):
+  """Jitted: the blueprint's move in the game dealt from `deck` after the
+  first `count` of `moves`."""
+  engine = blueprint.engine
+
+  def decide(deck, moves, count):
+    state = engine.deal(deck[None])
+
+    def move(i, carry):
+      state, memory = carry
+      state = engine.step(state, moves[i][None])
+      return state, blueprint.remember((), memory, state)
+
+    state, memory = jax.lax.fori_loop(
+        0, count, move, (state, blueprint.start((), state)))
+    return blueprint.moves((), memory, state)[0]
+
+  return jax.jit(decide)
+
+
+class SmartBot(pyspiel.Bot):
+  """SmartBot playing pyspiel's `hanabi` (2 players; OpenSpiel's bot API):
+  each move replays the game's history on the engine and asks the
+  blueprint, so that both play the same moves."""
+
+  def __init__(self, game: pyspiel.Game, player_id: int):
+    pyspiel.Bot.__init__(self)
+    self._rules = engine_lib.Rules.from_game(game)
+    self._blueprint = SmartBlueprint(engine_lib.HanabiEngine(self._rules))
+    self._player_id = player_id
+
+  def player_id(self) -> int:
+    return self._player_id
+
+  def provides_policy(self) -> bool:
+    return False
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    pass
+
+  def step(self, state: pyspiel.State) -> int:
+    if state.current_player() != self._player_id:
+      raise ValueError(f"SmartBot of player {self._player_id} asked to move "
+                       f"for player {state.current_player()} in {state}")
+    dealt, moves = [], []
+    for item in state.full_history():
+      (dealt if item.player == pyspiel.PlayerId.CHANCE else moves).append(
+          item.action)
+    # The cards not dealt yet, in any order: the bot only counts them.
+    rest = list(self._rules.ordered_deck())
+    for card in dealt:
+      rest.remove(card)
+    padded = np.zeros(max_moves(self._rules), np.int32)
+    padded[:len(moves)] = moves
+    return int(_replayer(self._blueprint)(
+        jnp.asarray(dealt + rest, jnp.int32), jnp.asarray(padded),
+        len(moves)))
