@@ -40,8 +40,10 @@ possible identities, each counted once):
 8. else discards a card worthless (by what everyone knows, or only it
    sees), its chop, or its lowest card known to be valuable.
 
-`SmartBlueprint` is the `Blueprint` (its memory: `Knowledge`); `SmartBot`
-plays pyspiel's `hanabi` through OpenSpiel's bot API with the same code.
+`SmartBlueprint` is the `Blueprint` (its memory: `Knowledge`), with any of
+the `CONVENTIONS` left out (by givers and readers alike) to measure what
+each is worth; `SmartBot` plays pyspiel's `hanabi` through OpenSpiel's bot
+API with the same code.
 Ties, scores and orders follow SmartBot's, with HLE's colors in SmartBot's
 color order (the i-th color of each).
 """
@@ -57,6 +59,9 @@ from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.games.hanabi import engine as engine_lib
 import pyspiel
 
+# What `SmartBlueprint(without=...)` may leave out.
+CONVENTIONS = ("play_hint", "warning", "no_warning", "discard_finesse",
+               "public_counting", "eyesight", "mystery_play")
 # Deck sizes at or below which a card that may be playable is played, by
 # lives left (3 or more: 3).
 _MYSTERY_DECK = (-99, 1, 1, 3)
@@ -98,12 +103,18 @@ class _Rules(NamedTuple):
   copies: tuple[int, ...]  # [N] copies of each identity.
   deck_size: int
   max_information: int
+  without: frozenset[str] = frozenset()  # Conventions left out.
 
 
-def _rules_of(rules: engine_lib.Rules) -> _Rules:
+def _rules_of(rules: engine_lib.Rules,
+              without: frozenset[str] = frozenset()) -> _Rules:
   return _Rules(rules.players, rules.hand_size, rules.colors, rules.ranks,
                 tuple(np.tile(rules.copies, rules.colors).tolist()),
-                rules.deck_size, rules.max_information_tokens)
+                rules.deck_size, rules.max_information_tokens, without)
+
+
+def _uses(rules: _Rules, convention: str) -> jax.Array:
+  return jnp.bool_(convention not in rules.without)
 
 
 def _color_of(rules: _Rules) -> jax.Array:
@@ -189,6 +200,8 @@ def _public_counting(rules: _Rules, grid: jax.Array, present: jax.Array,
                      gone: jax.Array) -> jax.Array:
   """The start of every turn: copies located in known cards crossed off
   every other card, until nothing changes (at most P·H rounds)."""
+  if "public_counting" in rules.without:
+    return grid
 
   def round_(_, grid):
     known = present & _known(grid)
@@ -251,7 +264,8 @@ def _read_hint(rules: _Rules, grid: jax.Array, present: jax.Array,
              (last.actor == (target + 1) % rules.players) & touched[0])
   # (With 2 players every hint goes to the player a warning would.)
   chop_slot = jnp.maximum(chop, 0)
-  warning = (is_rank & ~reclaim & (chop >= 0) & touched[chop_slot] &
+  warning = (_uses(rules, "warning") &
+             is_rank & ~reclaim & (chop >= 0) & touched[chop_slot] &
              _could_be_valuable_with_rank(rules, cards[chop_slot], last.value,
                                           cells))
   cards = cards.at[chop_slot].set(jnp.where(
@@ -261,7 +275,8 @@ def _read_hint(rules: _Rules, grid: jax.Array, present: jax.Array,
   after = _status(cards, cells.playable)
   identified = (present[target] & before.maybe & after.yes).any()
   inferred = _newest(touched & before.maybe & after.maybe)
-  plays = ~warning & ~reclaim & ~identified & (inferred >= 0)
+  plays = (_uses(rules, "play_hint") &
+           ~warning & ~reclaim & ~identified & (inferred >= 0))
   slot = jnp.maximum(inferred, 0)
   cards = cards.at[slot].set(jnp.where(plays, cards[slot] & cells.playable,
                                        cards[slot]))
@@ -276,12 +291,14 @@ def _read_card_move(rules: _Rules, grid: jax.Array, present: jax.Array,
   deck_left = rules.deck_size - memory.dealt
   actor, slot = last.actor, jnp.maximum(last.slot, 0)
   grid = _no_warning(rules, grid, present, actor, cells,
+                     _uses(rules, "no_warning") &
                      (deck_left > 0) & (memory.information > 0))
   # A discard finesse: the partner's newest card is the discarded one.
   partner = (actor + 1) % rules.players
   newest = jnp.maximum(_newest(present[partner]), 0)
   mine = grid[actor, slot]
-  finesse = ((last.kind == engine_lib.DISCARD) & _known(mine) &
+  finesse = (_uses(rules, "discard_finesse") &
+             (last.kind == engine_lib.DISCARD) & _known(mine) &
              _status(mine, cells.playable).yes)
   card = jnp.arange(rules.colors * rules.ranks) == last.card
   grid = grid.at[partner, newest].set(
@@ -359,11 +376,13 @@ def _best_hint(rules: _Rules, memory: Knowledge, state: engine_lib.HanabiState,
   reveals = (doubtful[None] & after_status.yes).any(-1)
   pointed = jax.vmap(_newest)(touched & doubtful[None] & after_status.maybe)
   really_playable = present & cells.playable[jnp.maximum(cards, 0)]
-  points_right = (pointed >= 0) & really_playable[jnp.maximum(pointed, 0)]
+  points_right = (_uses(rules, "play_hint") & (pointed >= 0) &
+                  really_playable[jnp.maximum(pointed, 0)])
   # A rank hint on the next player's chop would read as a warning.
   chop = _chop(grid, present, cells)
   chop_rank = cards[jnp.maximum(chop, 0)] % r
-  avoid = ((partner == (mover + 1) % rules.players) & (chop >= 0) &
+  avoid = (_uses(rules, "warning") &
+           (partner == (mover + 1) % rules.players) & (chop >= 0) &
            _could_be_valuable_with_rank(rules, grid[jnp.maximum(chop, 0)],
                                         chop_rank, cells))
   misread = is_rank & avoid & (values == chop_rank)
@@ -390,7 +409,8 @@ def _act_one(rules: _Rules, memory: Knowledge, state: engine_lib.HanabiState,
           (others >= 0)[..., None]).sum(axis=(0, 1))
   known_mine = present & _known(mine)
   seen = seen + (mine & known_mine[:, None]).sum(0)
-  eyesight = _count_out(rules, mine, present, gone, seen)
+  eyesight = (mine if "eyesight" in rules.without else
+              _count_out(rules, mine, present, gone, seen))
   tokens = state.information
   deck_left = rules.deck_size - state.dealt
   can_discard = tokens < rules.max_information
@@ -404,13 +424,15 @@ def _act_one(rules: _Rules, memory: Knowledge, state: engine_lib.HanabiState,
   sure_play = _first(sure, sure_score)
   mystery_deck = jnp.asarray(_MYSTERY_DECK)[jnp.clip(state.lives, 0, 3)]
   mystery = _last(present & seen_playable.maybe, seen_playable.p)
-  mystery_ok = (mystery >= 0) & (deck_left <= mystery_deck)
+  mystery_ok = (_uses(rules, "mystery_play") & (mystery >= 0) &
+                (deck_left <= mystery_deck))
 
   partner = (mover + 1) % p  # The only one: 2 players.
   hint, fitness = _best_hint(rules, memory, state, mover, partner, cells)
   chop = _chop(memory.grid[partner], memory.present[partner], cells)
   chop_card = state.hands[partner, jnp.maximum(chop, 0)]
-  warn = (tokens > 0) & (chop >= 0) & cells.valuable[jnp.maximum(chop_card, 0)]
+  warn = (_uses(rules, "warning") & (tokens > 0) & (chop >= 0) &
+          cells.valuable[jnp.maximum(chop_card, 0)])
   warning = jnp.where(fitness > 0, hint, _hint_action(
       rules, mover, partner, True, chop_card % rules.ranks))
 
@@ -418,7 +440,8 @@ def _act_one(rules: _Rules, memory: Knowledge, state: engine_lib.HanabiState,
       _newest(memory.present[partner]), 0)]
   public_valuable = _status(mine, cells.valuable)
   finesse = _first(known_mine & public_valuable.no & public_playable.yes &
-                   (jnp.argmax(mine, -1) == newest), jnp.zeros(h))
+                   (jnp.argmax(mine, -1) == newest) &
+                   _uses(rules, "discard_finesse"), jnp.zeros(h))
 
   public_worthless = _status(mine, cells.worthless)
   seen_worthless = _status(eyesight, cells.worthless)
@@ -442,18 +465,34 @@ def _act_one(rules: _Rules, memory: Knowledge, state: engine_lib.HanabiState,
 
 
 class SmartBlueprint(blueprints.Blueprint):
-  """SmartBot's conventions (module docstring); 2 players."""
+  """SmartBot's conventions (module docstring), but those `without` names
+  (of `CONVENTIONS`); 2 players."""
 
   reads_observations = False
 
-  def __init__(self, engine: engine_lib.HanabiEngine):
+  def __init__(self, engine: engine_lib.HanabiEngine,
+               without: frozenset[str] = frozenset()):
     if engine.rules.players != 2:
       raise ValueError("the SmartBot blueprint plays 2-player Hanabi (its "
                        "discard finesse reads differently by who looks "
                        f"with more players), got players="
                        f"{engine.rules.players}")
+    unknown = sorted(set(without) - set(CONVENTIONS))
+    if unknown:
+      raise ValueError(f"unknown SmartBot conventions {unknown}; they are "
+                       f"{', '.join(CONVENTIONS)}")
     super().__init__(engine)
-    self._rules = _rules_of(engine.rules)
+    self.without = frozenset(without)
+    self._rules = _rules_of(engine.rules, self.without)
+
+  @property
+  def key(self):
+    return super().key + (self.without,)
+
+  @property
+  def fingerprint(self) -> str:
+    left_out = "".join(f"-{name}" for name in sorted(self.without))
+    return super().fingerprint + (f":without{left_out}" if left_out else "")
 
   def start(self, params, states):
     return jax.vmap(functools.partial(_start_one, self._rules))(states)
