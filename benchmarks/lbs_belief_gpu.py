@@ -45,7 +45,7 @@ from open_spiel_ext.utils import compilation_cache
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
-                                 "'rules' or a shipped strength.")
+                                 shipped.BLUEPRINT_NAMES + ".")
 _MINUTES = flags.DEFINE_float(
     "minutes", 7.0, "Training minutes (it stops at the first evaluation past "
     "them: with installing, compiling and the final scoring, the default "

@@ -49,7 +49,7 @@ from open_spiel_ext.utils import reporting
 _PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
-                                 "'rules', a shipped strength or a file.")
+                                 shipped.BLUEPRINT_NAMES + ".")
 _BELIEF_MODEL = flags.DEFINE_string(
     "belief_model", None, "The belief model (default: the shipped one of "
     "the preset and blueprint).")

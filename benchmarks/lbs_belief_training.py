@@ -41,6 +41,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import selfplay
+from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import cli
@@ -52,7 +53,7 @@ VARIANTS = ("padded", "packed", "wide", "narrow", "batch_64", "decoded_quarter",
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
-                                 "'rules' or a shipped strength.")
+                                 shipped.BLUEPRINT_NAMES + ".")
 _VARIANTS = cli.define_choice_list("variants", VARIANTS, list(VARIANTS),
                                    "The trainers compared.")
 _MINUTES = flags.DEFINE_float("minutes", 15.0,

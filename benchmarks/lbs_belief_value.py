@@ -44,7 +44,7 @@ from open_spiel_ext.utils import reporting
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "rules",
-                                 "'rules' or a shipped strength.")
+                                 shipped.BLUEPRINT_NAMES + ".")
 _MODELS = flags.DEFINE_list(
     "models", None, "Belief model files (default: the campaign's snapshots "
     "and the shipped model).")

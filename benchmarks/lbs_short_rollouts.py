@@ -40,7 +40,7 @@ CAUSES = ("partner after a deviation", "searcher's own move", "other moves")
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "strong",
-                                 "'rules' or a shipped strength.")
+                                 shipped.BLUEPRINT_NAMES + ".")
 _BELIEF = flags.DEFINE_enum("belief", "exact", ["exact", "learned"],
                             "The searcher's belief.")
 _DEPTHS = flags.DEFINE_list("depths", ["1", "4"], "LBS's rollout depths.")

@@ -32,8 +32,7 @@ from open_spiel_ext.utils import reporting
 _PRESET = flags.DEFINE_enum("preset", "small", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string(
-    "blueprint", "rules", "Whose games: 'rules', a shipped strength (" +
-    ", ".join(shipped.STRENGTHS) + ") or a weights file of hanabi_train.")
+    "blueprint", "rules", f"Whose games: {shipped.BLUEPRINT_NAMES}.")
 _MAX_UPDATES = flags.DEFINE_integer("max_updates", 10**7,
                                     "Stop after this many updates.",
                                     lower_bound=1)

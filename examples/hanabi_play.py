@@ -39,9 +39,7 @@ from open_spiel_ext.utils import cli
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
 _BLUEPRINT = flags.DEFINE_string(
-    "blueprint", "rules", "The blueprint: 'rules' (the rule-based bot), a "
-    "shipped learned one of the preset (" + ", ".join(shipped.STRENGTHS) +
-    "), or a weights file of hanabi_train.")
+    "blueprint", "rules", f"The blueprint: {shipped.BLUEPRINT_NAMES}.")
 _SEARCH = flags.DEFINE_enum("search", "none", list(selfplay.SEARCHES),
                             "Search on top of the blueprint.")
 _GAMES = flags.DEFINE_integer("games", 100, "Games to play.", lower_bound=1)

@@ -14,6 +14,11 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 
 WEIGHTS_DIR = os.path.join(os.path.dirname(__file__), "weights")
 STRENGTHS = ("weak", "medium", "strong")
+# What a --blueprint flag takes (`blueprint_from_name`).
+BLUEPRINT_NAMES = ("'rules' (the rule-based bot), 'smartbot' (SmartBot's "
+                   "conventions), a shipped learned strength (" +
+                   ", ".join(STRENGTHS) + ") or a weights file of "
+                   "hanabi_train")
 
 
 def blueprint_path(preset: str, strength: str = "strong") -> str:
