@@ -1,6 +1,7 @@
 """SmartBot's conventions (algorithms/hanabi/smartbot.py): hand-made
 positions, every move of 200 games of the original C++ bot, the pyspiel bot
-against the batched one, and a mover that never reads its own cards."""
+against the batched one, a mover that never reads its own cards, and a
+belief model of its games."""
 
 import json
 import os
@@ -9,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from open_spiel_ext.algorithms.hanabi import belief_model
 from open_spiel_ext.algorithms.hanabi import blueprints
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import smartbot
@@ -184,3 +186,22 @@ def test_bad_inputs_are_named():
                     smartbot.SmartBlueprint)
   with pytest.raises(ValueError, match="'smartbot'"):
     shipped.blueprint_from_name(engine, "full", "smartbott")
+
+
+@pytest.mark.slow
+def test_a_belief_model_learns_its_games(tmp_path):
+  tiny = engine_lib.Rules(colors=2, ranks=2, hand_size=2,
+                          max_information_tokens=3, max_life_tokens=2)
+  blueprint = smartbot.SmartBlueprint(engine_lib.HanabiEngine(tiny))
+  config = belief_model.Config(
+      network=belief_model.NetworkConfig((32,), 32, 16, value_hidden=(32,)),
+      num_envs=16, replay_capacity=64, batch_size=8, learning_starts=16,
+      learning_rate=3e-3)
+  log = belief_model.train(blueprint, "smartbot", config, str(tmp_path), 90,
+                           eval_every=45, eval_games=32)
+  assert log[-1].eval_cross_entropy < np.log(tiny.num_cards)
+  model = belief_model.load(str(tmp_path / "belief.npz"))
+  model.check(blueprint)
+  assert model.blueprint_name == "smartbot"
+  with pytest.raises(ValueError):  # Not the rule bot's model.
+    model.check(blueprints.RuleBlueprint(blueprint.engine))
