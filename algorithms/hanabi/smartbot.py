@@ -514,6 +514,13 @@ def max_moves(rules: engine_lib.Rules) -> int:
 
 
 @functools.lru_cache(maxsize=None)
+def _blueprint_of(rules: engine_lib.Rules) -> SmartBlueprint:
+  """One blueprint (and engine) per rules: the bots of every game share its
+  compiled replay."""
+  return SmartBlueprint(engine_lib.HanabiEngine(rules))
+
+
+@functools.lru_cache(maxsize=None)
 def _replayer(blueprint: SmartBlueprint):
   """Jitted: the blueprint's move in the game dealt from `deck` after the
   first `count` of `moves`."""
@@ -542,7 +549,7 @@ class SmartBot(pyspiel.Bot):
   def __init__(self, game: pyspiel.Game, player_id: int):
     pyspiel.Bot.__init__(self)
     self._rules = engine_lib.Rules.from_game(game)
-    self._blueprint = SmartBlueprint(engine_lib.HanabiEngine(self._rules))
+    self._blueprint = _blueprint_of(self._rules)
     self._player_id = player_id
 
   def player_id(self) -> int:
