@@ -157,6 +157,8 @@ def _status(grid: jax.Array, cells: jax.Array) -> _Status:
 
 
 def _possibilities(grid: jax.Array) -> jax.Array:
+  """Identities left; an emptied card counts 10, as SPARTA's copy of
+  SmartBot counts it."""
   total = grid.sum(-1)
   return jnp.where(total > 0, total, 10)
 
