@@ -202,23 +202,6 @@ def plot_campaign(output_dir: str) -> None:
       "instances a stage", ylabel="% solved", yscale="linear")
 
 
-def _restore_from_mirror() -> None:
-  """A new machine: the records and snapshots come back from the mirror
-  (each run's checkpoint comes back when the run resumes)."""
-  if not _MIRROR_DIR.value:
-    return
-  os.makedirs(_OUTPUT_DIR.value, exist_ok=True)
-  if not os.path.exists(os.path.join(_OUTPUT_DIR.value, campaigns.RECORDS)):
-    mirror.copy_files(_MIRROR_DIR.value, _OUTPUT_DIR.value,
-                      [campaigns.RECORDS])
-  mirrored = os.path.join(_MIRROR_DIR.value, "snapshots")
-  if os.path.isdir(mirrored):
-    local = os.path.join(_OUTPUT_DIR.value, "snapshots")
-    mirror.copy_files(mirrored, local, [
-        name for name in os.listdir(mirrored)
-        if not os.path.exists(os.path.join(local, name))])
-
-
 def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
@@ -227,7 +210,8 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("minutes"):
     budgets, snapshots = campaigns.budgets(_MINUTES.value, _SNAPSHOTS.value,
                                            _RUNS.value)
-  _restore_from_mirror()
+  if _MIRROR_DIR.value:
+    campaigns.restore_from_mirror(_OUTPUT_DIR.value, _MIRROR_DIR.value)
   for config, minutes in zip(configs, budgets):
     run_campaign(config, minutes, snapshots)
 

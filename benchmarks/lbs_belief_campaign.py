@@ -9,7 +9,12 @@ what item 4's curve of LBS's gain against belief quality scores), and, with
 --ship, replaces the shipped model if the new one has the lower held-out
 cross-entropy. Every stage resumes from the run's checkpoint, so the same
 command, run again, goes on where the last one stopped (a stage already
-done returns at once). Run it in the background, pinned to one core:
+done returns at once). With --mirror_dir, each evaluation also copies the
+run's checkpoint, model and metrics there, and each stage its snapshot and
+record (`runs/`, committed as it goes): on a new machine the same command
+takes them back and goes on (a checkpoint keeps no replay buffer: a resumed
+run refills it with new games first). Run it in the background, pinned to
+one core:
 
   nohup taskset -c 1 python benchmarks/lbs_belief_campaign.py \
       --output_dir=run_state/belief_campaign --ship \
@@ -31,6 +36,7 @@ from open_spiel_ext.games.hanabi import engine as engine_lib
 from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import compilation_cache
+from open_spiel_ext.utils import mirror
 
 _PRESET = flags.DEFINE_enum("preset", "full", list(engine_lib.PRESETS),
                             "Hanabi variant.")
@@ -43,23 +49,39 @@ _SHIP = flags.DEFINE_bool("ship", False, "Replace a shipped model that a "
                           "stage's model beats on held-out cross-entropy.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "run_state/belief_campaign",
                                   "Runs, snapshots and campaign.jsonl.")
+_MIRROR_DIR = flags.DEFINE_string(
+    "mirror_dir", "", "Where a copy of what resumes the campaign is kept "
+    "(none if empty).")
+# What a run's mirror keeps, copied after every evaluation.
+RUN_FILES = ("checkpoint.pkl", "belief.npz", "metrics.jsonl")
 
 
 def campaign(preset: str, blueprint_name: str, minutes: float,
-             snapshots: Sequence[float], output_dir: str) -> None:
+             snapshots: Sequence[float], output_dir: str,
+             mirror_dir: str) -> None:
+  """Trains one blueprint's belief model through its pending stages."""
   blueprint = selfplay.blueprint(preset, blueprint_name)
   config = hanabi_recipes.belief_config(blueprint.has_value)
   run_dir = os.path.join(output_dir, blueprint_name)
+  mirror_run = (os.path.join(mirror_dir, blueprint_name) if mirror_dir
+                else "")
+  if mirror_run and not os.path.exists(os.path.join(run_dir, RUN_FILES[0])):
+    mirror.copy_files(mirror_run, run_dir, RUN_FILES)
+
+  def on_entry(entry: belief_model.LogEntry) -> None:
+    print(f"{blueprint_name}: {entry.updates:,d} updates, "
+          f"{entry.wall_time / 60:.1f} min, held-out cross-entropy "
+          f"{entry.eval_cross_entropy:.3f}", flush=True)
+    if mirror_run:
+      mirror.copy_files(run_dir, mirror_run, RUN_FILES)
+
   for end, snapshot in campaigns.pending(os.path.join(run_dir, "snapshots"),
                                          snapshots, minutes,
                                          "belief_{}min.npz"):
     log = belief_model.train(
         blueprint, blueprint_name, config, run_dir, 10**9,
         max_seconds=60 * end, eval_every=_EVAL_EVERY.value,
-        on_entry=lambda e: print(
-            f"{blueprint_name}: {e.updates:,d} updates, "
-            f"{e.wall_time / 60:.1f} min, held-out cross-entropy "
-            f"{e.eval_cross_entropy:.3f}", flush=True))
+        on_entry=on_entry)
     shutil.copy(os.path.join(run_dir, "belief.npz"), snapshot)
     record = {"blueprint": blueprint_name, "minutes": end,
               "updates": log[-1].updates, "games": log[-1].games,
@@ -70,6 +92,11 @@ def campaign(preset: str, blueprint_name: str, minutes: float,
       if record["better"]:
         shutil.copy(snapshot, record["shipped"])
     campaigns.record(output_dir, record)
+    if mirror_run:
+      mirror.copy_files(os.path.dirname(snapshot),
+                        os.path.join(mirror_run, "snapshots"),
+                        [os.path.basename(snapshot)])
+      mirror.copy_files(output_dir, mirror_dir, [campaigns.RECORDS])
 
 
 def main(argv: Sequence[str]) -> None:
@@ -80,10 +107,14 @@ def main(argv: Sequence[str]) -> None:
                                            _BLUEPRINTS.value)
   compilation_cache.enable(os.path.join(_OUTPUT_DIR.value,
                                               "jax_cache"))
+  if _MIRROR_DIR.value:
+    campaigns.restore_from_mirror(
+        _OUTPUT_DIR.value, _MIRROR_DIR.value,
+        [os.path.join(name, "snapshots") for name in _BLUEPRINTS.value])
   for blueprint_name, budget in zip(_BLUEPRINTS.value, minutes):
     with cli.user_input("blueprints"):
       campaign(_PRESET.value, blueprint_name, budget, snapshots,
-               _OUTPUT_DIR.value)
+               _OUTPUT_DIR.value, _MIRROR_DIR.value)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ stages ending at the snapshot minutes below it: at the end of a stage it
 keeps a copy of the model (its snapshot) and records what it measured in
 campaign.jsonl. A stage whose snapshot exists is done, and each run resumes
 from its own checkpoint, so after any interruption the same command goes on
-where the last one stopped.
+where the last one stopped. On a machine whose disk goes away, a campaign
+also keeps a mirror of what resumes it (`restore_from_mirror`).
 """
 
 import json
@@ -14,6 +15,8 @@ import os
 from typing import Iterator, Sequence
 
 from absl import flags
+
+from open_spiel_ext.utils import mirror
 
 RECORDS = "campaign.jsonl"
 
@@ -70,3 +73,22 @@ def record(output_dir: str, entry: dict) -> None:
   print(json.dumps(entry), flush=True)
   with open(os.path.join(output_dir, RECORDS), "a", encoding="utf-8") as f:
     f.write(json.dumps(entry) + "\n")
+
+
+def restore_from_mirror(output_dir: str, mirror_dir: str,
+                        snapshot_dirs: Sequence[str] = ("snapshots",)
+                       ) -> None:
+  """A new machine: the records and the snapshots (in each of
+  `snapshot_dirs`, relative to both folders) come back from the mirror,
+  where output_dir lacks them (each run's checkpoint comes back when the
+  run resumes)."""
+  os.makedirs(output_dir, exist_ok=True)
+  if not os.path.exists(os.path.join(output_dir, RECORDS)):
+    mirror.copy_files(mirror_dir, output_dir, [RECORDS])
+  for folder in snapshot_dirs:
+    mirrored = os.path.join(mirror_dir, folder)
+    if os.path.isdir(mirrored):
+      local = os.path.join(output_dir, folder)
+      mirror.copy_files(mirrored, local, [
+          name for name in os.listdir(mirrored)
+          if not os.path.exists(os.path.join(local, name))])
