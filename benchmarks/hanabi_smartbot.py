@@ -81,22 +81,6 @@ def score_row(name: str, values: np.ndarray) -> dict[str, Any]:
           "scores": values.astype(int).tolist()}
 
 
-def self_play_moves(blueprint: blueprints.Blueprint,
-                    deck_set: np.ndarray) -> list[list[int]]:
-  """Each deck's moves in the blueprint's self-play."""
-  jitted = blueprints.jitted(blueprint)
-  state = blueprint.engine.deal(deck_set)
-  memory = jitted.start((), state)
-  moves = [[] for _ in deck_set]
-  while not np.asarray(state.terminated).all():
-    actions = np.asarray(jitted.moves((), memory, state))
-    for game in np.flatnonzero(~np.asarray(state.terminated)):
-      moves[game].append(int(actions[game]))
-    state = blueprint.engine.step(state, actions)
-    memory = jitted.remember((), memory, state)
-  return moves
-
-
 def pyspiel_moves(rules: engine_lib.Rules, deck: np.ndarray) -> list[int]:
   """The moves of two `SmartBot`s in pyspiel's game dealt from `deck`."""
   game = rules.game()
@@ -113,7 +97,7 @@ def pyspiel_moves(rules: engine_lib.Rules, deck: np.ndarray) -> list[int]:
 
 def agreement_row(blueprint: smartbot.SmartBlueprint,
                   deck_set: np.ndarray) -> dict[str, Any]:
-  batched = self_play_moves(blueprint, deck_set)
+  batched, _ = blueprints.self_play_games(blueprint, deck_set)
   began = time.perf_counter()
   agreeing = moves = 0
   for index, (deck, expected) in enumerate(zip(deck_set, batched)):

@@ -26,7 +26,8 @@ caller that changes hands by hand must call `engine.observe` first).
 
 `RuleBlueprint` wraps `rule_bot`; `learned_blueprint.LearnedBlueprint` is
 the learned one. `jitted` compiles a blueprint's calls, `play_out` plays
-games to the end, `self_play_scores` whole games from decks.
+games to the end, `self_play_scores` whole games from decks and
+`self_play_games` the same with every move recorded.
 """
 
 import abc
@@ -194,3 +195,22 @@ def self_play_scores(blueprint: Blueprint, decks: np.ndarray) -> np.ndarray:
   """[N] the blueprint's self-play score on each deck ([N, deck_size])."""
   return np.asarray(_self_play(blueprint)(blueprint.params,
                                           jnp.asarray(decks, jnp.int32)))
+
+
+def self_play_games(blueprint: Blueprint, decks: np.ndarray
+                   ) -> tuple[list[list[int]], np.ndarray]:
+  """Each deck's moves in the blueprint's self-play (a jitted call a move
+  for the whole batch), and its score."""
+  calls = jitted(blueprint)
+  engine = blueprint.engine
+  states = engine.deal(jnp.asarray(decks, jnp.int32))
+  memory = calls.start(blueprint.params, states)
+  moves, scores = [[] for _ in decks], np.zeros(len(decks))
+  while not np.asarray(states.terminated).all():
+    actions = np.asarray(calls.moves(blueprint.params, memory, states))
+    for game in np.flatnonzero(~np.asarray(states.terminated)):
+      moves[game].append(int(actions[game]))
+    states = engine.step(states, actions)
+    memory = calls.remember(blueprint.params, memory, states)
+    scores += np.asarray(states.rewards[:, 0])
+  return moves, scores

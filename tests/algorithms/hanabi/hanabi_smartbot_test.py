@@ -107,28 +107,9 @@ def _reference_games():
     return json.load(f)["games"]
 
 
-def _self_play(bot, decks, check=None):
-  """Each deck's moves in the blueprint's self-play, and its score;
-  `check(memory, state)` before every move."""
-  jitted = blueprints.jitted(bot)
-  state = bot.engine.deal(jnp.asarray(decks, jnp.int32))
-  memory = jitted.start((), state)
-  moves, score = [[] for _ in decks], np.zeros(len(decks))
-  while not np.asarray(state.terminated).all():
-    if check:
-      check(memory, state)
-    actions = jitted.moves((), memory, state)
-    for game in np.flatnonzero(~np.asarray(state.terminated)):
-      moves[game].append(int(actions[game]))
-    state = bot.engine.step(state, actions)
-    memory = jitted.remember((), memory, state)
-    score += np.asarray(state.rewards[:, 0])
-  return moves, score
-
-
-def _check_games(bot, games, check=None):
-  moves, scores = _self_play(bot, np.array([g["deck"] for g in games]),
-                             check)
+def _check_games(bot, games):
+  moves, scores = blueprints.self_play_games(
+      bot, np.array([g["deck"] for g in games]))
   for index, game in enumerate(games):
     assert moves[index] == game["moves"], f"game {index}"
     assert scores[index] == (0 if game["bombed_out"] else game["score"])
@@ -163,18 +144,20 @@ def test_the_pyspiel_bot_plays_the_same_moves(bot):
 
 def test_the_mover_never_reads_its_own_cards(bot):
   rng = np.random.default_rng(3)
-  act = blueprints.jitted(bot).act
-
-  def same_move_with_other_own_cards(memory, state):
-    mover = jnp.maximum(state.current_player, 0)
+  jitted = blueprints.jitted(bot)
+  deck = np.array([_reference_games()[2]["deck"]])
+  state = bot.engine.deal(jnp.asarray(deck, jnp.int32))
+  memory = jitted.start((), state)
+  while not bool(state.terminated[0]):
+    mover = state.current_player
     hands = np.asarray(state.hands).copy()
     own = hands[0, int(mover[0])]
     hands[0, int(mover[0])] = np.where(own >= 0, rng.integers(0, 25, 5), own)
     other = state._replace(hands=jnp.asarray(hands))
-    assert int(act((), memory, state, mover)[0]) == int(
-        act((), memory, other, mover)[0])
-
-  _check_games(bot, _reference_games()[2:3], same_move_with_other_own_cards)
+    move = jitted.act((), memory, state, mover)
+    assert int(move[0]) == int(jitted.act((), memory, other, mover)[0])
+    state = bot.engine.step(state, move)
+    memory = jitted.remember((), memory, state)
 
 
 def test_bad_inputs_are_named():
