@@ -31,9 +31,8 @@ long as the instances and budgets are the same. Parts of one table can run
 at once on separate cores, each in its own output directory (say, one
 puzzle or one model each); `--merge_runs_from` names those directories and
 takes their runs into this one's runs.jsonl instead of searching again.
-Prints
-the table (markdown), writes learned_puzzle_solvers.json and .png (solve
-rate and length against beam width).
+Prints the table (markdown), writes learned_puzzle_solvers.json and .png
+(solve rate and length against beam width).
 
   python benchmarks/learned_puzzle_solvers.py --output_dir=/tmp/solvers \\
       --davi_runs=runs/deepcubea_eval/rubiks_cube_3/deepcubea_eval_runs.jsonl
