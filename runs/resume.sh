@@ -25,14 +25,19 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # one), then the side-by-side table's part that searches with it; the
 # table's other part on core 1 (runs/learned_puzzle_solvers.sh, each
 # instance recorded as it ends). When both have ended,
-# `bash runs/learned_puzzle_solvers.sh` joins them into the table. (Lights
-# Out's campaign and the cube's baselines have ended, as have issues
-# 44-46's runs; their commands are in runs/README.md.)
+# `bash runs/learned_puzzle_solvers.sh` joins them into the table. Then, on
+# core 0, issue 70's belief model of the SmartBot blueprint (6 hours, its
+# mirror in runs/belief_campaign/). (Lights Out's campaign and the cube's
+# baselines have ended, as have issues 44-46's runs; their commands are in
+# runs/README.md.)
 start 0 free_label_cube \
-  "runs=rubiks_cube:3:distance|learned_puzzle_solvers.sh cube_free_label" \
+  "runs=rubiks_cube:3:distance|learned_puzzle_solvers.sh cube_free_label|lbs_belief_campaign" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=rubiks_cube:3:distance \
    --minutes=540 --ship --output_dir=run_state/free_label_campaign \
    --mirror_dir=runs/free_label_campaign &&
-   bash runs/learned_puzzle_solvers.sh cube_free_label'
+   bash runs/learned_puzzle_solvers.sh cube_free_label &&
+   "$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
+   --minutes=360 --ship --output_dir=run_state/belief_campaign \
+   --mirror_dir=runs/belief_campaign'
 start 1 learned_puzzle_solvers "learned_puzzle_solvers.sh rest" \
   'bash runs/learned_puzzle_solvers.sh rest'
