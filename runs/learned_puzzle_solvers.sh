@@ -4,7 +4,8 @@
 # (their deepcubea_eval runs taken, not searched again), the cube's
 # baselines at 60 CPU minutes (warm-started DAVI, DAVI from scratch, with
 # BWAS; CayleyPy with its beam search, runs/free_label_baselines/) and the
-# shipped free-label models at beam widths 2^8 to 2^14. BWAS expands 1,000
+# shipped free-label models at beam widths 2^8 to 2^14, with the cube's
+# 60-minute snapshot beside the baselines at equal minutes. BWAS expands 1,000
 # states a step (N), as issue 45's runs of the shipped models did: within
 # 10^6 children, the cube's N = 10,000 leaves it 10 steps. Every instance is
 # recorded as it ends, so the same command resumes.
@@ -23,6 +24,7 @@ baselines=runs/free_label_baselines
 output=runs/learned_puzzle_solvers
 cube_part=$output/cube_free_label
 cube_model=$models/rubiks_cube_3_distance.npz
+cube_60=runs/free_label_campaign/snapshots/rubiks_cube_3_distance_60min.npz
 davi_models=$models/lights_out_7.npz,$models/rubiks_cube_3.npz
 davi_models=$davi_models,$baselines/warm_davi/model.npz
 davi_models=$davi_models,$baselines/davi_cpu60/model.npz
@@ -44,7 +46,7 @@ case $part in
       exit 1
     fi
     solve "$cube_part" --davi_models= --cayleypy_models= \
-      --free_label_models="$cube_model" ;;
+      --free_label_models="$cube_model,$cube_60" ;;
   rest)
     solve "$output" --davi_models="$davi_models" \
       --cayleypy_models="$cayleypy_models" \
@@ -53,7 +55,7 @@ case $part in
     free_label_models=$models/lights_out_7_pressed.npz
     merge=()
     if [[ -f $cube_model ]]; then
-      free_label_models=$free_label_models,$cube_model
+      free_label_models=$free_label_models,$cube_model,$cube_60
     fi
     if [[ -f $cube_part/run.json ]]; then
       merge=(--merge_runs_from="$cube_part")
