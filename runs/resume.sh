@@ -27,7 +27,8 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # instance recorded as it ends). When both have ended,
 # `bash runs/learned_puzzle_solvers.sh` joins them into the table. Then, on
 # core 0, issue 70's belief model of the SmartBot blueprint (6 hours, its
-# mirror in runs/belief_campaign/). (Lights Out's campaign and the cube's
+# mirror in runs/belief_campaign/), and on core 1 SPARTA on SmartBot
+# (runs/hanabi_smartbot_search.sh). (Lights Out's campaign and the cube's
 # baselines have ended, as have issues 44-46's runs; their commands are in
 # runs/README.md.)
 start 0 free_label_cube \
@@ -39,5 +40,7 @@ start 0 free_label_cube \
    "$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
    --minutes=360 --ship --output_dir=run_state/belief_campaign \
    --mirror_dir=runs/belief_campaign'
-start 1 learned_puzzle_solvers "learned_puzzle_solvers.sh rest" \
-  'bash runs/learned_puzzle_solvers.sh rest'
+start 1 learned_puzzle_solvers \
+  "learned_puzzle_solvers.sh rest|hanabi_smartbot_search.sh" \
+  'bash runs/learned_puzzle_solvers.sh rest &&
+   bash runs/hanabi_smartbot_search.sh'
