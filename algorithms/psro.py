@@ -74,6 +74,7 @@ class PSRO:
       seed: seeds the sampling of payoffs.
       start_time: `time.time()` at which the run started, for the log.
     """
+    sweeps_lib.check_is_sweeps(tree_sweeps, "PSRO")
     if meta_solver not in meta_solvers.META_SOLVERS:
       raise ValueError(f"meta_solver must be one of "
                        f"{sorted(meta_solvers.META_SOLVERS)}, got "

@@ -78,6 +78,7 @@ class XDO:
       start_time: `time.time()` at which the run started (e.g. before the tree
         was built), for the wall times in the log; default now.
     """
+    sweeps_lib.check_is_sweeps(tree_sweeps, "XDO")
     if inner_solver not in ("cfr+", "linear"):
       raise ValueError(f"inner_solver must be 'cfr+' or 'linear', got "
                        f"inner_solver={inner_solver!r}")

@@ -32,6 +32,7 @@ from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.games import engines
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -120,4 +121,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

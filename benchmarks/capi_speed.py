@@ -30,6 +30,7 @@ from absl import flags
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.algorithms.capi import capi
 from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -163,4 +164,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

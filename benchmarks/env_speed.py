@@ -31,6 +31,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import executors
 from open_spiel_ext.utils import reporting
 
@@ -210,4 +211,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

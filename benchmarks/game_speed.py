@@ -19,6 +19,7 @@ import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.games import random_play
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -114,4 +115,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

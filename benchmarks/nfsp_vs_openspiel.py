@@ -44,6 +44,7 @@ from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import nfsp
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.games import engines
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -236,4 +237,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

@@ -24,6 +24,7 @@ from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
 from open_spiel_ext.games.puzzles import sokoban
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -140,4 +141,4 @@ def _plot(results: dict[str, tuple[float, list[float]]]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

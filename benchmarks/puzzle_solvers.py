@@ -29,6 +29,7 @@ from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
 from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 
@@ -168,4 +169,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

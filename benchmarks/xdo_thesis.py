@@ -45,6 +45,7 @@ from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import policies
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.experiments import cfr_timing
+from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -394,4 +395,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  cli.run(main)

@@ -1,7 +1,7 @@
 """Our tree-engine CFR variants and OpenSpiel's C++ CFR+, side by side.
 
-Each solver runs --iterations iterations; every --eval_every iterations its
-average policy's exploitability is measured (not counted in its time). The C++
+Each solver runs --iterations iterations; every --eval_every iterations, and
+after the last, its average policy's exploitability is measured (not counted in its time). The C++
 CFR+ runs on OpenSpiel's `cached_tree` of the game, whose build time is counted,
 as our tree build is. Writes metrics.jsonl and cfr.png under --output_dir.
 
@@ -40,6 +40,9 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
+  if not _VARIANTS.value and not _OPENSPIEL_CPP.value:
+    raise app.UsageError("--variants is empty and --noopenspiel_cpp: no "
+                         "solver to run")
   for variant in _VARIANTS.value:
     if variant not in cfr.VARIANTS:
       raise app.UsageError(f"--variants: unknown variant {variant!r}; "

@@ -58,7 +58,7 @@ def main(argv: Sequence[str]) -> None:
         _OUTPUT.value, settings,
         {"levels": levels, "random_state": rng.get_state()})
 
-  # Ctrl-C waits for the level being made: saved, then raised.
+  # A stop signal waits for the level being made: saved, then raised.
   with checkpoints.interrupts_held() as interrupts:
     while len(levels) < _NUM_LEVELS.value:
       with cli.user_input():
@@ -67,7 +67,7 @@ def main(argv: Sequence[str]) -> None:
             reverse_steps=_REVERSE_STEPS.value))
       if interrupts.requested:
         save()
-        raise KeyboardInterrupt
+        interrupts.stop()
       if time.perf_counter() - saved > SAVE_EVERY_SECONDS:
         save()
         saved = time.perf_counter()

@@ -44,9 +44,13 @@ def make(game: Union[str, pyspiel.Game], **options: Any) -> Any:
   with `options` (the engine's defaults for the others).
 
   Raises:
+    TypeError: `game` is neither a pyspiel game nor a string.
     ValueError: no engine is registered for `game`, its engine takes no
       option of that name, or it does not play the game's parameters.
   """
+  if not isinstance(game, (str, pyspiel.Game)):
+    raise TypeError("engines.make takes a pyspiel game or a game string, "
+                    f"not {type(game).__name__} {game!r}")
   game = pyspiel.load_game(game) if isinstance(game, str) else game
   name = game.get_type().short_name
   if name not in _FACTORIES:

@@ -59,6 +59,8 @@ class KGmpGame(subgame_matrix.SubgameMatrixGame):
     _validate_k("k_gmp", params)
     validation.require_at_least("k_gmp", "actions", params["actions"], 2)
     actions = params["actions"]
+    subgame_matrix.check_size("k_gmp", params, params["k"], actions,
+                              ("k", "actions"))
     super().__init__(_K_GMP, params,
                      matching_payoffs(params["k"], np.arange(actions)),
                      [f"a{a}" for a in range(actions)])
@@ -75,6 +77,8 @@ class PerturbedKGmpGame(subgame_matrix.SubgameMatrixGame):
     validation.require_in_range("perturbed_k_gmp", "seed", params["seed"], 0,
                                 2**32 - 1)
     k, actions = params["k"], params["actions"]
+    subgame_matrix.check_size("perturbed_k_gmp", params, k, actions,
+                              ("k", "actions"))
     payoffs = matching_payoffs(k, np.arange(actions))
     diagonal = np.arange(actions)
     payoffs[:, diagonal, diagonal] += perturbations(k, actions,
@@ -92,6 +96,9 @@ class CloneGmpGame(subgame_matrix.SubgameMatrixGame):
     validation.require_at_least("clone_gmp", "clones", params["clones"], 1)
     validation.require_at_least("clone_gmp", "classes", params["classes"], 2)
     classes = params["classes"]
+    subgame_matrix.check_size("clone_gmp", params, params["k"],
+                              params["clones"] * classes,
+                              ("k", "clones", "classes"))
     action_ids = np.arange(params["clones"] * classes)
     super().__init__(
         _CLONE_GMP, params,

@@ -146,12 +146,20 @@ def load_game(game_string: str) -> pyspiel.Game:
   error.
 
   Raises:
-    ValueError: the string names a game (or a nested one) that is not
-      registered; the message suggests the closest names.
+    TypeError: `game_string` is not a string.
+    ValueError: the string is empty, or names a game (or a nested one) that
+      is not registered; the message suggests the closest names.
     ValueError or pyspiel.SpielError: the string does not parse, or the game
       refuses its parameters (the plugin's games raise ValueError, OpenSpiel's
       C++ games SpielError).
   """
+  if not isinstance(game_string, str):
+    raise TypeError("load_game takes a game string such as "
+                    f"'kuhn_poker', got {game_string!r}")
+  if not game_string.strip():
+    raise ValueError(f"the game string {game_string!r} is empty; name a game "
+                     f"such as 'kuhn_poker' ({registered_games()[0]!r} is "
+                     "one of the plugin's)")
   with _native_stderr_held_back():
     for name in _game_names(pyspiel.game_parameters_from_string(game_string)):
       if name not in pyspiel.registered_names():

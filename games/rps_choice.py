@@ -29,6 +29,8 @@ class RpsChoiceGame(subgame_matrix.SubgameMatrixGame):
   def __init__(self, params: Optional[dict[str, Any]] = None):
     params = validation.with_defaults(_GAME_TYPE, params)
     validation.require_at_least("rps_choice", "games", params["games"], 1)
+    subgame_matrix.check_size("rps_choice", params, params["games"], 3,
+                              ("games",))
     payoffs = np.broadcast_to(RPS_PAYOFFS, (params["games"], 3, 3))
     super().__init__(_GAME_TYPE, params, payoffs,
                      ["Rock", "Paper", "Scissors"])

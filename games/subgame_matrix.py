@@ -32,6 +32,23 @@ def game_type(short_name: str, long_name: str,
       provides_factored_observation_string=True)
 
 
+# What one listed chance outcome or legal action costs in Python (a tuple of
+# an int and a float in a list, and pybind's copies), to size a game whose
+# pick lists them all.
+_LISTED_PICK_BYTES = 200
+
+
+def check_size(short_name: str, params: dict[str, Any], subgames: int,
+               actions: int, names: Sequence[str]) -> None:
+  """Refuses (ValueError naming the parameters `names`) a game of
+  `subgames` matrix games of `actions` actions that would not fit in the
+  memory free here: its payoff tables and the list of its picks."""
+  validation.require_memory(
+      short_name, "the payoff tables and the list of subgames",
+      subgames * (actions * actions * np.dtype(np.float64).itemsize +
+                  _LISTED_PICK_BYTES), params, names)
+
+
 class SubgameMatrixGame(pyspiel.Game):
   """A pick among matrix games, then a simultaneous move in the picked one."""
 

@@ -2,6 +2,7 @@
 
 from typing import Any, Collection, Optional
 
+from open_spiel_ext.utils import memory
 import pyspiel
 
 
@@ -32,6 +33,20 @@ def require_one_of(game: str, name: str, value: Any,
   if value not in choices:
     raise ValueError(f"{game}: parameter {name} must be one of "
                      f"{sorted(choices)}, got {name}={value!r}")
+
+
+def require_memory(game: str, what: str, needed_bytes: int,
+                   params: dict[str, Any], names: Collection[str]) -> None:
+  """Raises ValueError, naming the parameters `names` (with their values in
+  `params`), if `what` would take more memory than this machine has free:
+  refused at load, rather than found by the machine running out of it."""
+  free = memory.available_bytes()
+  if needed_bytes > free:
+    given = ", ".join(f"{name}={params[name]}" for name in names)
+    raise ValueError(
+        f"{game}: {what} would take {needed_bytes / 2**30:,.1f} GiB with "
+        f"{given}, more than the {free / 2**30:.1f} GiB free here; lower "
+        f"{' or '.join(names)}")
 
 
 def require_legal_action(state: pyspiel.State, action: int) -> None:

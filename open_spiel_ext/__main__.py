@@ -13,18 +13,28 @@ imports `open_spiel_ext` (registering every game) and then runs MODULE as
 - a dotted module path (`open_spiel.python.examples.cfr_example`);
 - or a path to a `.py` script.
 
+A MODULE that cannot run is refused in one line, exit code 2: a file or
+module that does not exist, a package without `__main__`, or a module with
+no `if __name__ == "__main__":` block (a library, which would run nothing).
+
   python -m open_spiel_ext example --game_string="xdo_clone_leduc(clones=1)"
   python -m open_spiel_ext discounted_cfr --game="xdo_clone_leduc(clones=1)"
   python -m open_spiel_ext mccfr_example --game=xdo_clone_leduc
   python -m open_spiel_ext my_script.py --flag=value
 """
 
+import importlib.machinery
 import importlib.util
+import os
+import re
 import runpy
 import sys
+from typing import NoReturn
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 
+# What a runnable module's source has: its `if __name__ == "__main__":`.
+_MAIN_BLOCK = re.compile(r"""__name__\s*==\s*["']__main__["']""")
 # Where short names are looked up, in order.
 EXAMPLE_PACKAGES = ("open_spiel.python.examples", "open_spiel_ext.examples")
 _USAGE = "usage: python -m open_spiel_ext MODULE [flags...]"
@@ -34,18 +44,46 @@ def resolve(name: str) -> str:
   """The module a MODULE argument names (see the module docstring).
 
   Raises:
-    ValueError: no such module, naming the places looked.
+    ValueError: no such module, naming the places looked; or one that
+      cannot run (a package without __main__, a module without a main
+      block).
   """
   candidates = ([name] if "." in name else
                 [f"{package}.{name}" for package in EXAMPLE_PACKAGES])
   for candidate in candidates:
     try:
-      if importlib.util.find_spec(candidate) is not None:
-        return candidate
-    except ModuleNotFoundError:
+      spec = importlib.util.find_spec(candidate)
+    except (ModuleNotFoundError, ValueError):
       continue
+    if spec is not None:
+      _check_runnable(candidate, spec)
+      return candidate
   raise ValueError(f"no module {name!r}: looked for "
                    f"{', '.join(candidates)}")
+
+
+def _check_runnable(name: str, spec: importlib.machinery.ModuleSpec) -> None:
+  """Raises ValueError unless the module `name` runs something as
+  `__main__`."""
+  if spec.submodule_search_locations is not None:
+    main_name = f"{name}.__main__"
+    if importlib.util.find_spec(main_name) is None:
+      raise ValueError(f"{name} is a package with no __main__ module: "
+                       "nothing to run; name one of its modules")
+    name, spec = main_name, importlib.util.find_spec(main_name)
+  try:
+    source = spec.loader.get_source(name)
+  except (AttributeError, ImportError):
+    source = None
+  if source is None or not _MAIN_BLOCK.search(source):
+    raise ValueError(f"{name} is a library module (it has no "
+                     "`if __name__ == \"__main__\":` block): running it "
+                     "would do nothing")
+
+
+def _refuse(message: str) -> NoReturn:
+  print(f"open_spiel_ext: error: {message}\n{_USAGE}", file=sys.stderr)
+  sys.exit(2)
 
 
 def main(argv: list[str]) -> None:
@@ -55,14 +93,15 @@ def main(argv: list[str]) -> None:
     sys.exit(0 if len(argv) > 1 else 2)
   target = argv[1]
   if target.endswith(".py"):
+    if not os.path.isfile(target):
+      _refuse(f"no file {target!r}")
     sys.argv = argv[1:]
     runpy.run_path(target, run_name="__main__")
     return
   try:
     module = resolve(target)
   except ValueError as error:
-    print(f"open_spiel_ext: error: {error}\n{_USAGE}", file=sys.stderr)
-    sys.exit(2)
+    _refuse(str(error))
   sys.argv = [module] + argv[2:]
   runpy.run_module(module, run_name="__main__", alter_sys=True)
 

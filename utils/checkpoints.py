@@ -8,7 +8,16 @@ other. Arrays come back as JAX arrays on the default device.
 
 `train_until` is the loop of the budgeted trainers (DAVI, the free-label
 puzzle trainers): steps until an iteration count or a time budget, a
-checkpoint every few minutes, at the end and on Ctrl-C.
+checkpoint every few minutes, at the end and on a stop signal.
+
+Stop signals: SIGINT (Ctrl-C), SIGTERM (`timeout`, `docker stop`, a batch
+scheduler, a pre-empted machine) and SIGHUP (a closed terminal) all stop a
+run the same way. `raise_interrupted`, the handler `cli.run` installs for
+SIGTERM and SIGHUP, raises `Interrupted`, a KeyboardInterrupt that knows its
+signal, so that whatever unwinds and keeps its work on Ctrl-C does so on the
+others; `interrupts_held` holds all three back until a loop's state is
+whole, and `Interrupts.stop` then raises the same exception. The program
+exits with 128 + the signal's number (130, 143, 129).
 """
 
 import contextlib
@@ -18,7 +27,8 @@ import pickle
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator, NamedTuple, Optional, Protocol
+from typing import (Any, Callable, Iterator, NamedTuple, NoReturn, Optional,
+                    Protocol)
 
 import jax
 import numpy as np
@@ -150,33 +160,70 @@ def finish_output(output: str, text: str) -> None:
     os.remove(output + PROGRESS_SUFFIX)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(KeyboardInterrupt):
+  """A run stopped by one of the `STOP_SIGNALS`.
+
+  Attributes:
+    signum: the signal's number.
+  """
+
+  def __init__(self, signum: int = signal.SIGINT):
+    super().__init__(signal.Signals(signum).name)
+    self.signum = signum
+
+
+def stop_signal(error: KeyboardInterrupt) -> signal.Signals:
+  """The signal that stopped a run: an `Interrupted`'s own, else SIGINT
+  (Python's own handler raises a plain KeyboardInterrupt)."""
+  return signal.Signals(getattr(error, "signum", signal.SIGINT))
+
+
+def raise_interrupted(signum: int, frame: Any) -> NoReturn:
+  """A signal handler that stops the run as Ctrl-C does (`Interrupted`)."""
+  del frame
+  raise Interrupted(signum)
+
+
 class Interrupts:
-  """Ctrl-C (SIGINT) held back until a training loop reaches a point where
+  """Stop signals held back until a training loop reaches a point where
   its state is whole: `requested` says whether one came, so the loop can
-  checkpoint and then raise KeyboardInterrupt itself."""
+  checkpoint and then call `stop`."""
 
   def __init__(self):
-    self.requested = False
+    self.signum: Optional[int] = None
+
+  @property
+  def requested(self) -> bool:
+    return self.signum is not None
+
+  def stop(self) -> NoReturn:
+    """Raises the `Interrupted` of the signal that came."""
+    raise Interrupted(self.signum or signal.SIGINT)
 
   def _hold(self, signum: int, frame: Any) -> None:
-    del signum, frame
-    self.requested = True
+    del frame
+    self.signum = self.signum or signum
 
 
 @contextlib.contextmanager
 def interrupts_held() -> Iterator[Interrupts]:
-  """Within the block, SIGINT sets `Interrupts.requested` instead of raising
-  (in the main thread; elsewhere nothing is held); the handler before it
-  comes back afterwards."""
+  """Within the block, a stop signal (`STOP_SIGNALS`) sets
+  `Interrupts.requested` instead of raising (in the main thread; elsewhere
+  nothing is held); the handlers before it come back afterwards."""
   interrupts = Interrupts()
   if threading.current_thread() is not threading.main_thread():
     yield interrupts
     return
-  previous = signal.signal(signal.SIGINT, interrupts._hold)  # pylint: disable=protected-access
+  previous = {signum: signal.signal(signum, interrupts._hold)  # pylint: disable=protected-access
+              for signum in STOP_SIGNALS}
   try:
     yield interrupts
   finally:
-    signal.signal(signal.SIGINT, previous)
+    for signum, handler in previous.items():
+      signal.signal(signum, handler)
 
 
 class Budget(Protocol):
@@ -218,8 +265,8 @@ def train_until(budget: Budget, iteration: int, seconds_before: float,
   `step(clock)` does one unit of work (logging and evaluating as it sees
   fit) and returns the run's iteration count after it. `save(training
   seconds)` checkpoints: every `budget.checkpoint_seconds` of wall time, at
-  the end, and on Ctrl-C, which waits for the step to end and is raised as
-  KeyboardInterrupt once saved.
+  the end, and on a stop signal, which waits for the step to end and is
+  raised as `Interrupted` once saved.
   """
   clock = TrainingClock(seconds_before)
   saved_at = time.perf_counter()
@@ -234,6 +281,6 @@ def train_until(budget: Budget, iteration: int, seconds_before: float,
       if interrupts.requested:
         save(clock.training_seconds())
         log(f"interrupted at iteration {iteration}: checkpointed")
-        raise KeyboardInterrupt
+        interrupts.stop()
   save(clock.training_seconds())
   return iteration

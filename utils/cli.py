@@ -4,9 +4,11 @@
 `UsageError` raised by `main` (a bad game string, a state that does not
 parse), or a checkpoint it cannot resume (`checkpoints.CheckpointError`:
 unreadable, or another run's), ends the program with one line on stderr, `<program>: error: ...`,
-and exit code 2, instead of absl's usage text or a traceback; an interrupt
-ends it with exit code 130, SIGTERM with exit code 143 (both unwind the
-stack, so that an executor's `with` block stops its workers), and a reader
+and exit code 2, instead of absl's usage text or a traceback; a stop signal
+(Ctrl-C's SIGINT, SIGTERM, SIGHUP: `checkpoints.STOP_SIGNALS`) unwinds the
+stack as Ctrl-C does, so that a training loop checkpoints and an executor's
+`with` block stops its workers, and ends it with exit code 128 + the
+signal's number (130, 143, 129), and a reader
 that stops reading (`| head`) ends it quietly. It also keeps JAX's probe for
 a TPU from printing its "Unable to initialize backend 'tpu'" line, without
 choosing a platform (a machine with a GPU still uses it), turns on JAX's
@@ -59,8 +61,7 @@ from open_spiel_ext.utils import memory
 import pyspiel
 
 USAGE_ERROR_EXIT_CODE = 2
-INTERRUPTED_EXIT_CODE = 130
-TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
+SIGNAL_EXIT_CODE_BASE = 128  # The shell's: exit code 128 + the signal.
 BROKEN_PIPE_EXIT_CODE = 1
 # The flags naming where an example writes (a folder, or one file); `run`
 # checks them before `main`.
@@ -124,12 +125,22 @@ def check_output_file(path: str) -> None:
 
 
 def _check_outputs() -> None:
-  """Checks the example's --output_dir or --output flag, if it has one."""
+  """Checks the example's --output_dir or --output flag, if it has one: an
+  empty one is refused (it would write into the working directory, or
+  nowhere); unset (None), it is the program's to read as it says."""
   for name, check in ((OUTPUT_DIR_FLAG, check_output_dir),
                       (OUTPUT_FILE_FLAG, check_output_file)):
-    if name in flags.FLAGS and flags.FLAGS[name].value:
-      with user_input(name):
-        check(flags.FLAGS[name].value)
+    if name not in flags.FLAGS or not isinstance(flags.FLAGS[name].value,
+                                                 str):
+      continue
+    value = flags.FLAGS[name].value
+    if not value.strip():
+      raise app.UsageError(
+          f"--{name}={value!r} is empty: give a "
+          f"{'folder' if name == OUTPUT_DIR_FLAG else 'file'}"
+          f"{' (. for this one)' if name == OUTPUT_DIR_FLAG else ''}")
+    with user_input(name):
+      check(value)
 
 
 def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
@@ -138,27 +149,25 @@ def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:
     return main(argv)
   except (app.UsageError, checkpoints.CheckpointError) as error:
     _exit_with_error(str(error))
-  except KeyboardInterrupt:
-    print(f"{_program()}: interrupted", file=sys.stderr, flush=True)
-    sys.exit(INTERRUPTED_EXIT_CODE)
+  except KeyboardInterrupt as error:
+    signum = checkpoints.stop_signal(error)
+    print(f"{_program()}: interrupted ({signum.name})", file=sys.stderr,
+          flush=True)
+    sys.exit(SIGNAL_EXIT_CODE_BASE + signum)
   except BrokenPipeError:  # The reader left (`| head`): stop quietly.
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(BROKEN_PIPE_EXIT_CODE)
-
-
-def _exit_terminated(signum: int, frame: Any) -> NoReturn:
-  del signum, frame  # SIGTERM: unwind as an interrupt does.
-  sys.exit(TERMINATED_EXIT_CODE)
 
 
 def run(main: Callable[[list[str]], Any]) -> None:
   """Runs an example's `main` as `absl.app.run` does, with one-line errors,
   and JAX's persistent compilation cache (`compilation_cache`); an
   --output_dir flag, where the example has one, is checked first
-  (`check_output_dir`)."""
+  (`check_output_dir`); SIGTERM and SIGHUP stop it as Ctrl-C does."""
   logging.getLogger(_BACKEND_LOGGER).setLevel(logging.WARNING)
   compilation_cache.enable()
-  signal.signal(signal.SIGTERM, _exit_terminated)
+  for signum in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(signum, checkpoints.raise_interrupted)
   app.run(lambda argv: _guarded(main, argv), flags_parser=_parse_flags)
 
 

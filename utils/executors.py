@@ -18,7 +18,7 @@ fail with it too); a caller that wants the work done shuts the executor
 down and submits again to a new one.
 
 Leaving the `with` block normally waits for every task. Leaving it by an
-exception (KeyboardInterrupt on Ctrl-C; SystemExit on SIGTERM where
+exception (KeyboardInterrupt on Ctrl-C, and on SIGTERM or SIGHUP where
 `cli.run` runs the program) calls `shutdown(cancel=True)`: pending tasks are
 cancelled, running ones are stopped at once (their futures raise
 `concurrent.futures.BrokenExecutor`) and every worker exits. Futures that had
@@ -28,9 +28,9 @@ Backends (`make_executor(name, ...)`; code that submits tasks never needs to
 know which one runs them):
 
 - `process` (the default): a `ProcessPoolExecutor` of spawned processes (JAX
-  does not fork well). A worker starts with SIGINT blocked, so a Ctrl-C at
-  the terminal, which reaches the whole process group, interrupts only the
-  parent and no worker prints a traceback; a thread in each worker waits on a
+  does not fork well). A worker starts with SIGINT and SIGHUP blocked, so a
+  Ctrl-C at the terminal or the terminal's closing, which reach the whole
+  process group, stop only the parent and no worker prints a traceback; a thread in each worker waits on a
   pipe that only the parent holds open, and ends the worker the moment the
   parent closes it (`shutdown(cancel=True)`) or dies, SIGKILL included.
 - `ray` (`pip install ".[ray]"`; Ray is imported only here): starts a local
@@ -51,6 +51,7 @@ from concurrent.futures import process as process_pool
 import logging
 import multiprocessing
 from multiprocessing import connection
+from multiprocessing import resource_tracker
 import os
 import queue
 import signal
@@ -83,7 +84,8 @@ class Executor(abc.ABC):
 
   A dispatcher thread holds the tasks and hands one to the backend whenever
   fewer than `workers` run, so that a task no worker has taken can always be
-  cancelled. It blocks SIGINT, which the workers it starts inherit.
+  cancelled. It blocks SIGINT and SIGHUP, which the workers it starts
+  inherit.
   """
 
   def __init__(self, workers: int):
@@ -134,7 +136,7 @@ class Executor(abc.ABC):
 
   def _dispatch(self) -> None:
     """Moves tasks to the backend and results back, until it reads None."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGHUP})
     waiting = collections.deque()
     running = {}  # The backend's future of each running task -> ours.
     while (message := self._inbox.get()) is not None:
@@ -231,6 +233,14 @@ class ProcessExecutor(Executor):
 
   def _open(self) -> None:
     context = multiprocessing.get_context("spawn")  # JAX does not fork well.
+    # Multiprocessing's resource tracker, started with SIGHUP blocked, lives
+    # through a hang-up to clean up after the pool (else it dies, a new one
+    # starts, and the pool's shutdown prints its KeyErrors).
+    hangup_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+      resource_tracker.ensure_running()
+    finally:
+      signal.pthread_sigmask(signal.SIG_SETMASK, hangup_mask)
     self._stop, self._stop_writer = context.Pipe(duplex=False)
     self._pool = concurrent.futures.ProcessPoolExecutor(
         self.workers, mp_context=context, initializer=_start_watchdog,

@@ -102,11 +102,12 @@ def finished_records(output_dir: str, run: dict[str, Any],
   return read_json_lines(os.path.join(output_dir, file_name))
 
 
-def resumed_metrics(path: str, iteration: int) -> "JsonLinesWriter":
+def resumed_metrics(path: str, iteration: int,
+                    counter: str = "iteration") -> "JsonLinesWriter":
   """The metrics file of a training run resumed at `iteration` (0: a new
-  run), open for appending: the records logged after that checkpoint are
-  dropped, since the run logs them again."""
-  keep_json_lines(path, lambda record: record["iteration"] <= iteration)
+  run), open for appending: the records logged after that checkpoint (their
+  field `counter` past it) are dropped, since the run logs them again."""
+  keep_json_lines(path, lambda record: record[counter] <= iteration)
   return JsonLinesWriter(path, append=iteration > 0)
 
 

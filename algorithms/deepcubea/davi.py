@@ -47,6 +47,10 @@ SCRAMBLES = ("walk", "distinct")
 CHECKPOINT = "checkpoint.pkl"
 MODEL = "model.npz"
 METRICS = "metrics.jsonl"
+MODEL_KIND = "DeepCubeA model"  # Its weights files' kind (nn/weights.py).
+# The free-label trainers' models (free_labels.py), whose "distance" networks
+# DAVI can start from.
+FREE_LABEL_MODEL_KIND = "free-label puzzle model"
 PLOT = "training.png"
 
 
@@ -93,6 +97,7 @@ class Config:
   def validate(self) -> None:
     """Raises ValueError naming the first bad setting."""
     puzzles.make_engine(self.puzzle, self.size)
+    check_network(self.hidden_sizes, self.num_blocks)
     positive = {"max_scramble": self.max_scramble,
                 "batch_size": self.batch_size, "check_every": self.check_every,
                 "generation_batches": self.generation_batches,
@@ -116,6 +121,15 @@ class Config:
     if not 0 < self.lr_decay <= 1:
       raise ValueError(f"lr_decay must be in (0, 1], got "
                        f"lr_decay={self.lr_decay}")
+
+
+def check_network(hidden_sizes: tuple[int, ...], num_blocks: int) -> None:
+  """Raises ValueError unless the layer widths are at least 1 (one layer at
+  least) and the residual blocks at least 0."""
+  if not hidden_sizes or min(hidden_sizes) < 1 or num_blocks < 0:
+    raise ValueError(f"need hidden_sizes >= 1 and num_blocks >= 0, got "
+                     f"hidden_sizes={list(hidden_sizes)}, "
+                     f"num_blocks={num_blocks}")
 
 
 def cost_to_go_network(config: Config) -> hk.TransformedWithState:
@@ -250,7 +264,8 @@ class Davi:
     """θ and the target from a model file of the same network (a DAVI model,
     or a free-label "distance" model, whose network is this one); fresh
     Adam."""
-    params, net_state, meta = weights.load_with_state(path, "DeepCubeA model")
+    params, net_state, meta = weights.load_with_state(
+        path, (MODEL_KIND, FREE_LABEL_MODEL_KIND))
     theirs = dict(meta.get("config", {}))
     if theirs.get("target", "distance") != "distance":
       raise ValueError(f"model {path} predicts {theirs['target']!r}, not a "
@@ -440,7 +455,7 @@ def export_model(path: str, config: Config,
   weights file (`nn/weights.py`)."""
   weights.save(path, train_state.params,
                {"config": dataclasses.asdict(config), **info}, dtype=dtype,
-               state=train_state.net_state)
+               state=train_state.net_state, kind=MODEL_KIND)
 
 
 class CostToGo:
@@ -457,7 +472,7 @@ class CostToGo:
   @classmethod
   def load(cls, path: str) -> "CostToGo":
     """Reads a model written by `export_model`."""
-    params, net_state, meta = weights.load_with_state(path, "DeepCubeA model")
+    params, net_state, meta = weights.load_with_state(path, MODEL_KIND)
     config_fields = meta.pop("config")
     config_fields["hidden_sizes"] = tuple(config_fields["hidden_sizes"])
     params, net_state = jax.tree.map(jnp.asarray, (params, net_state))
@@ -553,7 +568,7 @@ def train(config: Config, run_config: RunConfig,
 def _started_from(path: str) -> dict[str, Any]:
   """The LogEntry fields that name the model a run starts from: its file
   name and the training seconds behind it (its own start's included)."""
-  info = weights.load_with_state(path, "DeepCubeA model")[2]
+  info = weights.load_with_state(path, (MODEL_KIND, FREE_LABEL_MODEL_KIND))[2]
   return {"started_from": os.path.basename(path),
           "started_from_seconds": (info.get("training_seconds", 0.0) +
                                    info.get("started_from_seconds", 0.0))}

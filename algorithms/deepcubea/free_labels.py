@@ -50,7 +50,7 @@ from open_spiel_ext.utils import mirror
 DISTANCE, LAST_MOVE, PRESSED = "distance", "last_move", "pressed"
 TARGETS = (DISTANCE, LAST_MOVE, PRESSED)
 POLICY_TARGETS = (LAST_MOVE, PRESSED)
-MODEL_KIND = "free-label puzzle model"
+MODEL_KIND = davi.FREE_LABEL_MODEL_KIND
 CHECKPOINT = "checkpoint.pkl"
 MODEL = "model.npz"
 METRICS = "metrics.jsonl"
@@ -120,19 +120,13 @@ class Config:
     if not 0 < self.lr_decay <= 1:
       raise ValueError(f"lr_decay must be in (0, 1], got "
                        f"lr_decay={self.lr_decay}")
-    _check_network(self.hidden_sizes, self.num_blocks)
+    davi.check_network(self.hidden_sizes, self.num_blocks)
 
   @property
   def batch_size(self) -> int:
     """States an iteration trains on."""
     return self.walks * self.walk_length
 
-
-def _check_network(hidden_sizes: tuple[int, ...], num_blocks: int) -> None:
-  if not hidden_sizes or min(hidden_sizes) < 1 or num_blocks < 0:
-    raise ValueError(f"need hidden_sizes >= 1 and num_blocks >= 0, got "
-                     f"hidden_sizes={list(hidden_sizes)}, "
-                     f"num_blocks={num_blocks}")
 
 
 def network(config: Config, num_actions: int) -> hk.TransformedWithState:
@@ -472,11 +466,11 @@ def export_model(path: str, config: Config, train_state: training.TrainState,
   """Writes the network with its config and training record (a weights
   file, `nn/weights.py`)."""
   weights.save(path, train_state.params, {
-      "kind": MODEL_KIND, "config": dataclasses.asdict(config),
+      "config": dataclasses.asdict(config),
       "iterations": progress.iteration, "examples": progress.examples,
       "training_seconds": round(progress.seconds, 1),
       "hardware": jax.devices()[0].device_kind}, dtype=dtype,
-               state=train_state.net_state)
+               state=train_state.net_state, kind=MODEL_KIND)
 
 
 class Model:
@@ -508,9 +502,6 @@ class Model:
     """Reads a model `export_model` wrote (ValueError naming the file if it
     is no such model)."""
     params, net_state, meta = weights.load_with_state(path, MODEL_KIND)
-    if meta.get("kind") != MODEL_KIND:
-      raise ValueError(f"{path} is not a {MODEL_KIND} (its record says "
-                       f"{meta.get('kind', 'no kind')!r})")
     fields = meta.pop("config")
     fields["hidden_sizes"] = tuple(fields["hidden_sizes"])
     params, net_state = jax.tree.map(jnp.asarray, (params, net_state))
@@ -534,12 +525,9 @@ class Model:
 def load_model(path: str) -> "Model | davi.CostToGo":
   """The model in a file: a free-label `Model` or a DAVI `davi.CostToGo`,
   by the kind its record names (ValueError naming the file otherwise)."""
-  _, _, meta = weights.load_with_state(path, "puzzle model")
-  if meta.get("kind") == MODEL_KIND:
+  _, _, meta = weights.load_with_state(path, (MODEL_KIND, davi.MODEL_KIND))
+  if weights.kind_of(meta) == MODEL_KIND:
     return Model.load(path)
-  if "kind" in meta or "config" not in meta:
-    raise ValueError(f"{path} is not a puzzle model (its record says "
-                     f"{meta.get('kind', 'no kind')!r})")
   return davi.CostToGo.load(path)
 
 

@@ -449,6 +449,7 @@ class Trainer:
 
 # Held-out games are collected this many at a time.
 HELD_OUT_CHUNK = 64
+MODEL_KIND = "Hanabi belief model"  # Its weights files' kind (nn/weights.py).
 
 
 class LogEntry(NamedTuple):
@@ -605,7 +606,7 @@ def save_model(path: str, params: hk.Params, blueprint: blueprints.Blueprint,
       "rules": blueprint.engine.rules.parameters(),
       "network": dataclasses.asdict(config),
       "blueprint": blueprint.fingerprint, "blueprint_name": blueprint_name,
-      "info": info or {}})
+      "info": info or {}}, kind=MODEL_KIND)
 
 
 class BeliefModel:
@@ -684,10 +685,7 @@ def load(path: str) -> BeliefModel:
   if not os.path.exists(path):
     raise ValueError(f"no belief model at {path} (train one with "
                      "examples/hanabi_belief_train.py)")
-  params, meta = weights.load(path, "Hanabi belief model")
-  if "blueprint" not in meta:
-    raise ValueError(f"{path} is not a Hanabi belief model file (it records "
-                     "no blueprint)")
+  params, meta = weights.load(path, MODEL_KIND)
   settings = {k: tuple(v) if isinstance(v, list) else v
               for k, v in meta["network"].items()}
   return BeliefModel(params, NetworkConfig(**settings),

@@ -129,6 +129,7 @@ def q_of(net: hk.MultiTransformed, params: hk.Params, memory: hk.LSTMState,
   return masking.masked_logits(q, legal)
 
 
+WEIGHTS_KIND = "Hanabi blueprint weights"  # Its files' kind (nn/weights.py).
 _PRIVATE = "public_private_q/~/private/dense_"
 _HEAD = "public_private_q/~q/"
 
@@ -166,14 +167,14 @@ def save_weights(path: str, params: hk.Params, rules: engine_lib.Rules,
   """The parameters (float16), the rules and the network settings."""
   weights.save(path, params, {"rules": rules.parameters(),
                               "network": dataclasses.asdict(config),
-                              "info": info or {}})
+                              "info": info or {}}, kind=WEIGHTS_KIND)
 
 
 def load_weights(path: str
                 ) -> tuple[hk.Params, NetworkConfig, engine_lib.Rules, dict]:
   """What `save_weights` wrote: parameters (float32), network settings,
   rules, and the info saved with them."""
-  params, meta = weights.load(path, "Hanabi blueprint weights")
+  params, meta = weights.load(path, WEIGHTS_KIND)
   network_settings = {k: tuple(v) if isinstance(v, list) else v
                       for k, v in meta["network"].items()}
   return (params, NetworkConfig(**network_settings),

@@ -25,6 +25,7 @@ per evaluation (`q_network.save_weights`), and resumes from its checkpoint;
 import dataclasses
 import functools
 import os
+import re
 import time
 from typing import Any, Callable, NamedTuple, Optional
 
@@ -286,6 +287,9 @@ def training_bytes(rules: engine_lib.Rules, config: Config) -> int:
 # The training run.
 
 
+SNAPSHOTS = "snapshots"  # The folder of the weights snapshots.
+
+
 class LogEntry(NamedTuple):
   moves: int  # Moves played by the self-playing games, all together.
   updates: int
@@ -295,6 +299,19 @@ class LogEntry(NamedTuple):
   eval_score: float  # Greedy self-play on the evaluation decks.
   eval_standard_error: float
   snapshot: str  # The weights file of this evaluation, in the output_dir.
+
+
+def _remove_snapshots_after(output_dir: str, moves: int) -> None:
+  """Removes the weights snapshots of evaluations after `moves` (those of
+  a run that stopped before its checkpoint kept them), which the resumed
+  run makes again."""
+  folder = os.path.join(output_dir, SNAPSHOTS)
+  if not os.path.isdir(folder):
+    return
+  for name in os.listdir(folder):
+    match = re.fullmatch(r"moves_(\d+)\.npz", name)
+    if match and int(match.group(1)) > moves:
+      os.remove(os.path.join(folder, name))
 
 
 def evaluation_decks(rules: engine_lib.Rules, games: int,
@@ -354,6 +371,9 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
     moves, log, wall_time = 0, [], 0.0
   train_state, buffer, actors, pending = tree
   decks = evaluation_decks(rules, eval_games, seed)
+  _remove_snapshots_after(output_dir, moves)
+  metrics = reporting.resumed_metrics(
+      os.path.join(output_dir, "metrics.jsonl"), moves, counter="moves")
   losses, scores = [], []
   started, saved_at = time.perf_counter() - wall_time, time.perf_counter()
   per_unroll = config.unroll * config.num_envs
@@ -363,7 +383,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
                      key, moves, {"log": [e._asdict() for e in log],
                                   "wall_time": wall_time})
 
-  # Ctrl-C waits for the unroll to end: checkpointed, then raised.
+  # A stop signal waits for the unroll to end: checkpointed, then raised.
   with checkpoints.interrupts_held() as interrupts:
     while moves < max_moves and wall_time < max_seconds:
       key, collect_key, learn_key = jax.random.split(key, 3)
@@ -385,7 +405,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
             learned_blueprint.LearnedBlueprint(
                 run.evaluation_engine, train_state.params, config.network),
             decks)
-        snapshot = os.path.join("snapshots", f"moves_{moves}.npz")
+        snapshot = os.path.join(SNAPSHOTS, f"moves_{moves}.npz")
         entry = LogEntry(moves, int(train_state.step), wall_time,
                          float(np.mean(losses)) if losses else float("nan"),
                          float(np.mean(scores)) if scores else float("nan"),
@@ -395,7 +415,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
                                train_state.params, rules, config.network,
                                {"moves": moves, "eval_score": entry.eval_score})
         log.append(entry)
-        reporting.write_log(log, os.path.join(output_dir, "metrics.jsonl"))
+        metrics.write(reporting.as_record(entry))
         if on_entry:
           on_entry(entry)
         losses, scores = [], []
@@ -405,6 +425,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
         saved_at = time.perf_counter()
       if interrupts.requested:
         save()
-        raise KeyboardInterrupt
+        interrupts.stop()
   save()
+  metrics.close()
   return log

@@ -46,10 +46,10 @@ def save_population(path: str, members: Sequence[Any], weights: np.ndarray,
   stacked = jax.tree.map(lambda *x: np.stack(x),
                          *[jax.device_get(members[i]) for i in kept])
   weights_lib.save(path, stacked, {
-      "kind": _KIND, "network": network, "hidden_sizes": list(hidden_sizes),
+      "network": network, "hidden_sizes": list(hidden_sizes),
       "num_actions": num_actions, "shared_trunk": shared_trunk,
       "weights": (weights[kept] / weights[kept].sum()).tolist(),
-      "population_indices": kept.tolist(), **meta})
+      "population_indices": kept.tolist(), **meta}, kind=_KIND)
   return len(kept)
 
 
@@ -60,8 +60,6 @@ def load_population(path: str) -> tuple[opponents.Opponent, dict[str, Any]]:
     ValueError: `path` is not a population file.
   """
   params, meta = weights_lib.load(path, _KIND)
-  if meta.get("kind") != _KIND:
-    raise ValueError(f"{path} is not a {_KIND} file")
   policy = networks.build_policy(meta["network"], meta["hidden_sizes"],
                                  meta["num_actions"],
                                  meta.get("shared_trunk", False))

@@ -124,6 +124,7 @@ class CFRSolver:
 
   def __init__(self, tree_sweeps: sweeps.TreeSweeps, variant: str = "cfr+",
                mask: np.ndarray | None = None):
+    sweeps.check_is_sweeps(tree_sweeps, "CFRSolver")
     if variant not in VARIANTS:
       raise ValueError(f"variant must be one of {VARIANTS}, got "
                        f"variant={variant!r}")
@@ -169,7 +170,19 @@ class CFRSolver:
 
   def run(self, num_iterations: int) -> None:
     """Runs `num_iterations` iterations (both players each); returns when the
-    device has finished them."""
+    device has finished them.
+
+    Raises:
+      TypeError: `num_iterations` is not an integer.
+      ValueError: it is negative.
+    """
+    if isinstance(num_iterations, bool) or not isinstance(
+        num_iterations, (int, np.integer)):
+      raise TypeError("CFRSolver.run takes a number of iterations (an int), "
+                      f"got {num_iterations!r}")
+    if num_iterations < 0:
+      raise ValueError(f"cannot run {num_iterations} iterations: the number "
+                       "of iterations must be at least 0")
     with jax.enable_x64(True):
       self._state = jax.block_until_ready(
           _iterate(self._sweeps.layout, self._sweeps.arrays, self._state,

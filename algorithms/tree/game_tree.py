@@ -203,9 +203,14 @@ def build_tree(game: pyspiel.Game,
   """Walks `game` once into a GameTree.
 
   Raises:
+    TypeError: `game` is not a pyspiel game.
     ValueError: the tree engine cannot walk `game`, or (with `max_nodes`) its
       tree has more nodes than that.
   """
+  if not isinstance(game, pyspiel.Game):
+    raise TypeError("build_tree takes a pyspiel game "
+                    f"(pyspiel.load_game(...)), not {type(game).__name__} "
+                    f"{game!r}")
   check_game(game)
   if isinstance(game, wrapped.WrappedGame):
     return _expand_wrapped(game, build_tree(game.inner_game, max_nodes))

@@ -22,7 +22,7 @@ accumulates into is left zero for the next.
 
 import dataclasses
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -331,6 +331,21 @@ def _own_reach(layout: Layout, arrays, scratch: Scratch, policy, player):
   return own, scratch
 
 
+def check_is_sweeps(value: Any, taker: str) -> None:
+  """Raises TypeError, naming `taker` and what it takes, unless `value` is a
+  TreeSweeps (a game string or a pyspiel game is the usual mistake)."""
+  if not isinstance(value, TreeSweeps):
+    raise TypeError(
+        f"{taker} takes a game's TreeSweeps, "
+        "sweeps.TreeSweeps(game_tree.build_tree(pyspiel.load_game(...))), "
+        f"not {type(value).__name__} {value!r}")
+
+
+# How far a policy's probabilities at an information state may sum from 1
+# (float32 networks' softmax included).
+POLICY_TOLERANCE = 1e-5
+
+
 class TreeSweeps:
   """A GameTree (or the sub-tree of its `keep` nodes) on the device."""
 
@@ -356,6 +371,41 @@ class TreeSweeps:
             for arg in args))
       return [np.asarray(result) for result in results]
 
+  def check_policy(self, policy: np.ndarray) -> np.ndarray:
+    """`policy` as an array, if it is one of this tree: [infosets, actions],
+    at each information state a distribution over its legal actions.
+
+    Raises:
+      ValueError: another shape, or a row with a negative, NaN or infinite
+        probability, mass on an illegal action, or a sum other than 1
+        (within POLICY_TOLERANCE), naming the information state.
+    """
+    policy = np.asarray(policy)
+    legal = self.tree.legal
+    if policy.shape != legal.shape:
+      raise ValueError(
+          f"a policy of shape {policy.shape} on a tree of shape "
+          f"{legal.shape} ([information states, actions]) of "
+          f"{self.tree.game}")
+    problems = (
+        (~np.isfinite(policy).all(axis=1), "a probability that is not a "
+         "finite number"),
+        ((policy < 0).any(axis=1), "a negative probability"),
+        (((policy != 0) & ~legal).any(axis=1), "probability on an illegal "
+         "action"),
+        (np.abs(policy.sum(axis=1) - 1) > POLICY_TOLERANCE,
+         "probabilities that do not sum to 1"))
+    for bad, problem in problems:
+      if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"the policy gives information state {row} "
+            f"({self.tree.infoset_keys[row]!r}) {problem}: "
+            f"{policy[row].tolist()} over legal actions "
+            f"{np.flatnonzero(legal[row]).tolist()} ({int(bad.sum())} "
+            "such states)")
+    return policy
+
   def expected_value(self, policy: np.ndarray) -> float:
     """Player 0's expected utility when both play `policy`."""
     return float(self.expected_values(np.asarray(policy)[None])[0])
@@ -363,6 +413,8 @@ class TreeSweeps:
   def expected_values(self, policies: np.ndarray,
                       batch: int = 16) -> np.ndarray:
     """Player 0's expected utility under each of [K, infosets, actions]."""
+    policies = np.stack([self.check_policy(p) for p in policies]) if len(
+        policies) else np.zeros((0, *self.tree.legal.shape))
     values = [self._sweep(_expected_values, policies[start:start + batch])[0]
               for start in range(0, len(policies), batch)]
     return np.concatenate(values) if values else np.zeros(0)
@@ -370,7 +422,7 @@ class TreeSweeps:
   def own_reach(self, policy: np.ndarray, player: int) -> np.ndarray:
     """[infosets] `player`'s own probability of reaching each information
     state under `policy` (its own actions only; meaningful on its states)."""
-    return self._sweep(_own_reach, policy, player)[0]
+    return self._sweep(_own_reach, self.check_policy(policy), player)[0]
 
   def best_response(self, policy: np.ndarray, player: int,
                     mask: np.ndarray | None = None) -> tuple[float, np.ndarray]:
@@ -381,7 +433,8 @@ class TreeSweeps:
       only `player`'s entries are meaningful).
     """
     mask = self.tree.legal if mask is None else mask
-    value, actions = self._sweep(_best_response, policy, mask, player)
+    value, actions = self._sweep(_best_response, self.check_policy(policy),
+                                 mask, player)
     return float(value), actions
 
   def best_response_values(self, policy: np.ndarray,

@@ -19,7 +19,9 @@ def timed_runs(setup: Setup, eval_every: int,
                budget: Optional[float] = None,
                target: Optional[float] = None
               ) -> Iterator[tuple[float, int, float]]:
-  """Yields (solver seconds, iteration, exploitability) every `eval_every`.
+  """Yields (solver seconds, iteration, exploitability) every `eval_every`
+  iterations and after the last one (`iterations` exactly, not rounded up
+  to a multiple of `eval_every`).
 
   Solver seconds include the setup (tree builds) and exclude evaluation.
 
@@ -36,10 +38,12 @@ def timed_runs(setup: Setup, eval_every: int,
   solver_time, done = time.time() - start, 0
   while ((iterations is None or done < iterations) and
          (budget is None or solver_time < budget)):
+    chunk = eval_every if iterations is None else min(eval_every,
+                                                      iterations - done)
     start = time.time()
-    run(eval_every)
+    run(chunk)
     solver_time += time.time() - start
-    done += eval_every
+    done += chunk
     exploitability = evaluate()
     yield solver_time, done, exploitability
     if target is not None and exploitability <= target:

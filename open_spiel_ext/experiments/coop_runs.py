@@ -179,6 +179,14 @@ class PendingSeeds(NamedTuple):
   futures: list[executors.Future]
 
 
+def default_target(game: str) -> float:
+  """What a CAPI run on `game` must reach to count as solved, unless told:
+  the best value a joint policy is known to reach (`references`), else the
+  game's maximum payoff."""
+  known = references.best_known_value(game)
+  return pyspiel.load_game(game).max_utility() if known is None else known
+
+
 def submit_seeds(game: str, seeds: Sequence[int],
                  executor: executors.Executor, make_config,
                  target: Optional[float], output_dir: str,
@@ -189,7 +197,7 @@ def submit_seeds(game: str, seeds: Sequence[int],
   check_distinct(seeds)
   os.makedirs(output_dir, exist_ok=True)
   if target is None:
-    target = pyspiel.load_game(game).max_utility()
+    target = default_target(game)
   config = dataclasses.asdict(make_config(seeds[0]))
   config.pop("seed")
   futures = [executor.submit(run_seed, game, make_config(seed), target,

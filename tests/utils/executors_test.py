@@ -233,6 +233,7 @@ def _both_jobs_running(lines: list[str]) -> bool:
 @pytest.mark.parametrize("backend, signum, exit_code", [
     ("process", signal.SIGINT, 130),
     ("process", signal.SIGTERM, 143),
+    ("process", signal.SIGHUP, 129),
     ("process", signal.SIGKILL, -signal.SIGKILL),
     pytest.param("ray", signal.SIGINT, 130, marks=_NEEDS_RAY),
     # SIGTERM unwinds as SIGINT does (cli.run), and ray's workers stopping
@@ -250,7 +251,8 @@ def test_stopping_a_running_example_leaves_no_worker(backend, signum,
                 process.poll() is not None, seconds=180)
     assert process.poll() is None, (tmp_path / "stderr.txt").read_text()
     start = time.monotonic()
-    if signum == signal.SIGINT:  # Ctrl-C: the terminal signals the group.
+    if signum in (signal.SIGINT, signal.SIGHUP):
+      # Ctrl-C, or the terminal closing: the terminal signals the group.
       os.killpg(process.pid, signum)
     else:  # kill PID
       process.send_signal(signum)

@@ -120,17 +120,21 @@ def test_train_until_saves_every_checkpoint_seconds():
   assert len(saves) == 6  # Each step, then the end.
 
 
-def test_train_until_saves_then_raises_on_ctrl_c():
+@pytest.mark.parametrize("signum", checkpoints.STOP_SIGNALS)
+def test_train_until_saves_then_raises_on_a_stop_signal(signum):
   saves = []
 
   def step(clock):
-    os.kill(os.getpid(), signal.SIGINT)  # Held until the step ends.
+    os.kill(os.getpid(), signum)  # Held until the step ends.
     return 1
 
-  with pytest.raises(KeyboardInterrupt):
+  with pytest.raises(checkpoints.Interrupted) as raised:
     checkpoints.train_until(_Budget(), 0, 0.0, step, saves.append,
                             log=lambda line: None)
+  assert raised.value.signum == signum
   assert len(saves) == 1
+  # The handlers before the loop are back.
+  assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 @pytest.mark.parametrize("n,expected", [(0, 1), (1, 1), (2, 2), (3, 4),
