@@ -873,6 +873,27 @@ class Pipeline:
         if getattr(active, field) is not None:
           setattr(active, field,
                   self._carry_path(os.path.basename(getattr(active, field))))
+      self._replace_missing_carry(active)
+
+  def _replace_missing_carry(self, active: _Active) -> None:
+    """A learner whose carry is gone (deleted as unreadable, as its error
+    says) resumes from the carry's portable twin, if there is one, or else
+    starts over; the population and the other learners resume as saved."""
+    for field in ("checkpoint", "warm_from"):
+      path = getattr(active, field)
+      if path is None or os.path.exists(path):
+        continue
+      if os.path.exists(portable_path(path)):
+        _copy_atomically(portable_path(path), path)
+        print(f"p2sro: {path} is missing: {active.name} resumes from its "
+              "portable twin (games in progress start afresh)", flush=True)
+        continue
+      print(f"p2sro: {path} is missing: {active.name} starts over from a "
+            "new network; the population and the other learners resume",
+            flush=True)
+      active.checkpoint = active.warm_from = None
+      active.steps, active.last_return = 0, None
+      return
 
 
 def _copy_atomically(source: str, destination: str) -> None:

@@ -14,11 +14,11 @@ refused) or the goal moved by `--scramble` seeded random moves.
 --search=bwas: batch weighted A* with a cost-to-go network (DeepCubeA's
 DAVI model, or a free-label "distance" model); prints a progress line every
 few seconds (nodes, open list, best f and h, memory) and gives up after
---max_nodes children or --max_memory_gb. --search=beam: batch beam search
-of --beam_width states a depth with a free-label model (a policy keeps the
-likeliest paths, a distance model the nearest children; duplicates
-dropped), giving up after --max_depth depths or --max_nodes expanded
-states. --search=greedy: the cheapest move each time (on Lights Out with a
+--max_nodes children, --max_memory_gb or --max_seconds (10 minutes unless
+told). --search=beam: batch beam search of --beam_width states a depth with
+a free-label model (a policy keeps the likeliest paths, a distance model the
+nearest children; duplicates dropped), giving up after --max_depth depths,
+--max_nodes expanded states or --max_seconds. --search=greedy: the cheapest move each time (on Lights Out with a
 "pressed" model, never a button twice). The model is the one shipped for
 the puzzle and search unless --model names a model.npz from
 `deepcubea_train` or `free_label_train`.
@@ -82,6 +82,9 @@ _MAX_MEMORY = flags.DEFINE_float(
     "max_memory_gb", None, "Give up once the search has taken this many GiB "
     "(default, or 0: 80% of the memory available when it starts).",
     lower_bound=0.0)
+_MAX_SECONDS = flags.DEFINE_float(
+    "max_seconds", 600.0, "Give up after searching this long (bwas and "
+    "beam).", lower_bound=0.001)
 _PROGRESS_SECONDS = flags.DEFINE_float("progress_seconds", 5.0,
                                        "Seconds between progress lines.",
                                        lower_bound=0.0)
@@ -134,11 +137,12 @@ def _bwas(model, start):
                   batch_astar.default_memory_limit())
   print(f"BWAS λ={weight} N={batch}, cost-to-go estimate of the start "
         f"{float(model(start[None])[0]):.1f}; stops after "
-        f"{_MAX_NODES.value:,} nodes or {memory_limit / 2**30:.1f} GiB",
-        flush=True)
+        f"{_MAX_NODES.value:,} nodes, {memory_limit / 2**30:.1f} GiB or "
+        f"{_MAX_SECONDS.value:g} s", flush=True)
   with cli.user_input():
     result = bwas.solve(model, start, weight, batch, _MAX_NODES.value,
-                        memory_limit, _progress_line, _PROGRESS_SECONDS.value)
+                        memory_limit, _progress_line, _PROGRESS_SECONDS.value,
+                        _MAX_SECONDS.value)
   return (result.actions, result.stop_reason, result.expansions,
           result.nodes_generated, result.seconds)
 
@@ -147,11 +151,13 @@ def _learned_search(model, start, search: str):
   """Beam or greedy search with a free-label model."""
   if search == "beam":
     print(f"beam search, width {_BEAM_WIDTH.value:,}, {model.config.target} "
-          f"model; stops after {_MAX_DEPTH.value} depths or "
-          f"{_MAX_NODES.value:,} states expanded", flush=True)
+          f"model; stops after {_MAX_DEPTH.value} depths, "
+          f"{_MAX_NODES.value:,} states expanded or {_MAX_SECONDS.value:g} s",
+          flush=True)
     with cli.user_input():
       result = beam.beam_search(model, start, _BEAM_WIDTH.value,
-                                _MAX_DEPTH.value, _MAX_NODES.value)
+                                _MAX_DEPTH.value, _MAX_NODES.value,
+                                _MAX_SECONDS.value)
   else:
     print(f"greedy search, {model.config.target} model", flush=True)
     with cli.user_input():

@@ -67,6 +67,8 @@ BROKEN_PIPE_EXIT_CODE = 1
 # checks them before `main`.
 OUTPUT_DIR_FLAG = "output_dir"
 OUTPUT_FILE_FLAG = "output"
+# A second folder some examples also write (empty: none), checked as well.
+MIRROR_DIR_FLAG = "mirror_dir"
 # The logger of JAX's backend discovery, which reports each platform it could
 # not start (TPU on every machine without one) at INFO level.
 _BACKEND_LOGGER = "jax._src.xla_bridge"
@@ -93,15 +95,30 @@ def _parse_flags(argv: Sequence[str]) -> list[str]:
   return remaining
 
 
+# The endings of the files examples write; a folder of such a name in an
+# output folder stands where a result would go (its write would fail after
+# the whole run).
+_OUTPUT_FILE_SUFFIXES = (".json", ".jsonl", ".png", ".npz", ".pkl", ".txt",
+                         ".md", ".csv")
+
+
 def check_output_dir(path: str) -> None:
   """Makes the folder `path` (and its parents) and checks that files can be
   written in it, before any work is done.
 
   Raises:
-    ValueError: `path` is a file, or cannot be made or written to.
+    ValueError: `path` is a file, cannot be made or written to, or holds a
+      folder named as a result file (`policy.json/`).
   """
   if os.path.exists(path) and not os.path.isdir(path):
     raise ValueError(f"{path} is a file, not a folder")
+  if os.path.isdir(path):
+    for entry in sorted(os.listdir(path)):
+      if (entry.endswith(_OUTPUT_FILE_SUFFIXES) and
+          os.path.isdir(os.path.join(path, entry))):
+        raise ValueError(
+            f"{os.path.join(path, entry)} is a folder where a result file "
+            "may be written; remove it or give another folder")
   try:
     os.makedirs(path, exist_ok=True)
     with tempfile.TemporaryFile(dir=path):
@@ -124,23 +141,33 @@ def check_output_file(path: str) -> None:
   check_output_dir(os.path.dirname(os.path.abspath(path)))
 
 
+def _flag_text(name: str) -> Optional[str]:
+  """The string value of the example's flag `name` (None: no such flag, or
+  not set)."""
+  if name not in flags.FLAGS or not isinstance(flags.FLAGS[name].value, str):
+    return None
+  return flags.FLAGS[name].value
+
+
 def _check_outputs() -> None:
-  """Checks the example's --output_dir or --output flag, if it has one: an
-  empty one is refused (it would write into the working directory, or
-  nowhere); unset (None), it is the program's to read as it says."""
+  """Checks the example's --output_dir or --output flag, if it has one (an
+  empty one is refused: it would write into the working directory, or
+  nowhere; unset, None, it is the program's to read as it says), and its
+  --mirror_dir if one is given."""
   for name, check in ((OUTPUT_DIR_FLAG, check_output_dir),
                       (OUTPUT_FILE_FLAG, check_output_file)):
-    if name not in flags.FLAGS or not isinstance(flags.FLAGS[name].value,
-                                                 str):
-      continue
-    value = flags.FLAGS[name].value
-    if not value.strip():
+    value = _flag_text(name)
+    if value is not None and not value.strip():
       raise app.UsageError(
           f"--{name}={value!r} is empty: give a "
-          f"{'folder' if name == OUTPUT_DIR_FLAG else 'file'}"
-          f"{' (. for this one)' if name == OUTPUT_DIR_FLAG else ''}")
-    with user_input(name):
-      check(value)
+          f"{'folder (. for this one)' if name == OUTPUT_DIR_FLAG else 'file'}")
+    if value is not None:
+      with user_input(name):
+        check(value)
+  mirror = _flag_text(MIRROR_DIR_FLAG)
+  if mirror:
+    with user_input(MIRROR_DIR_FLAG):
+      check_output_dir(mirror)
 
 
 def _guarded(main: Callable[[list[str]], Any], argv: list[str]) -> Any:

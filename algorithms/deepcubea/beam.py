@@ -34,6 +34,7 @@ from open_spiel_ext.algorithms.puzzle_solvers import instances
 SOLVED = "solved"
 DEPTH_LIMIT = "depth limit reached"
 NODE_BUDGET = "node budget reached"
+TIME_BUDGET = "time budget reached"
 STUCK = "no move left"
 _HASH_SEED = 20240501
 _EMPTY = np.uint32(2**32 - 1)  # The hash of no state (a free slot).
@@ -51,7 +52,7 @@ class SearchResult:
       a distance network, the expanded states for a policy network).
     depth: depths searched (beam expansions).
     seconds: wall-clock time (compilations included).
-    stop_reason: SOLVED, DEPTH_LIMIT, NODE_BUDGET or STUCK.
+    stop_reason: SOLVED, DEPTH_LIMIT, NODE_BUDGET, TIME_BUDGET or STUCK.
   """
   actions: Optional[list[int]]
   nodes_expanded: int
@@ -129,8 +130,13 @@ class BeamSearch:
             seen)
 
   def search(self, start: np.ndarray, max_depth: int = 100,
-             max_nodes: Optional[int] = None) -> SearchResult:
-    """Searches from `start` (a state of the model's puzzle)."""
+             max_nodes: Optional[int] = None,
+             max_seconds: float = float("inf")) -> SearchResult:
+    """Searches from `start` (a state of the model's puzzle), giving up
+    after `max_depth` depths, `max_nodes` states expanded or `max_seconds`
+    (checked between depths)."""
+    if not max_seconds > 0:
+      raise ValueError(f"max_seconds must be > 0, got {max_seconds}")
     if max_depth < 1:
       raise ValueError(f"max_depth must be >= 1, got {max_depth}")
     if max_nodes is not None and max_nodes < 1:
@@ -155,6 +161,8 @@ class BeamSearch:
     for _ in range(max_depth):
       if max_nodes is not None and expanded >= max_nodes:
         return result(None, NODE_BUDGET)
+      if time.perf_counter() - began >= max_seconds:
+        return result(None, TIME_BUDGET)
       live = int(np.isfinite(np.asarray(costs)).sum())
       if not live:
         return result(None, STUCK)
@@ -184,10 +192,12 @@ def _searcher(model: free_labels.Model, beam_width: int) -> BeamSearch:
 
 def beam_search(model: free_labels.Model, start: np.ndarray,
                 beam_width: int, max_depth: int = 100,
-                max_nodes: Optional[int] = None) -> SearchResult:
+                max_nodes: Optional[int] = None,
+                max_seconds: float = float("inf")) -> SearchResult:
   """`BeamSearch(model, beam_width).search(start, ...)`, the searcher kept
   for the next call of the same model and width."""
-  return _searcher(model, beam_width).search(start, max_depth, max_nodes)
+  return _searcher(model, beam_width).search(start, max_depth, max_nodes,
+                                             max_seconds)
 
 
 def greedy(model: free_labels.Model, start: np.ndarray,

@@ -43,12 +43,14 @@ def solve(model: davi.CostToGo,
           memory_limit: Optional[int] = None,
           progress: Optional[Callable[[batch_astar.SearchProgress],
                                       None]] = None,
-          progress_seconds: float = 5.0) -> batch_astar.AStarResult:
+          progress_seconds: float = 5.0,
+          max_seconds: float = float("inf")) -> batch_astar.AStarResult:
   """BWAS from `start` with the model's puzzle engine and network.
 
   Raises ValueError if `start` is not a state the puzzle can be in (an
-  impossible cube, an unsolvable sliding board). `memory_limit`, `progress`
-  and `progress_seconds` are `batch_astar.batch_weighted_astar`'s.
+  impossible cube, an unsolvable sliding board). `memory_limit`, `progress`,
+  `progress_seconds` and `max_seconds` are
+  `batch_astar.batch_weighted_astar`'s.
   """
   engine = model.engine
   if np.shape(start) != tuple(engine.goal.shape):
@@ -60,4 +62,5 @@ def solve(model: davi.CostToGo,
       np.asarray(start, np.int8), batch_astar.engine_expander(engine), model,
       lambda states: np.asarray(engine.is_goal(states)), weight=weight,
       batch_size=batch_size, max_nodes=max_nodes, memory_limit=memory_limit,
-      progress=progress, progress_seconds=progress_seconds)
+      progress=progress, progress_seconds=progress_seconds,
+      max_seconds=max_seconds)

@@ -40,6 +40,7 @@ SOLVED = "solved"
 EXHAUSTED = "open list empty"
 NODE_BUDGET = "node budget reached"
 MEMORY_BUDGET = "memory budget reached"
+TIME_BUDGET = "time budget reached"
 AVAILABLE_MEMORY_FRACTION = 0.8  # Of what is free when a search starts.
 MEMORY_CHECK_SECONDS = 0.05  # Between readings of the process's memory.
 
@@ -54,7 +55,8 @@ class AStarResult:
     expansions: nodes expanded.
     steps: batches expanded.
     seconds: wall-clock time.
-    stop_reason: SOLVED, EXHAUSTED, NODE_BUDGET or MEMORY_BUDGET.
+    stop_reason: SOLVED, EXHAUSTED, NODE_BUDGET, MEMORY_BUDGET or
+      TIME_BUDGET.
   """
   actions: Optional[list[int]]
   nodes_generated: int
@@ -170,7 +172,8 @@ def batch_weighted_astar(
     max_nodes: int = 10_000_000,
     memory_limit: Optional[int] = None,
     progress: Optional[Callable[[SearchProgress], None]] = None,
-    progress_seconds: float = 5.0) -> AStarResult:
+    progress_seconds: float = 5.0,
+    max_seconds: float = float("inf")) -> AStarResult:
   """Searches from `start` until a goal is popped or a budget runs out.
 
   Args:
@@ -186,7 +189,10 @@ def batch_weighted_astar(
       None for `default_memory_limit()`.
     progress: called with a `SearchProgress` every `progress_seconds`.
     progress_seconds: seconds between progress calls.
+    max_seconds: give up after searching this long.
   """
+  if not max_seconds > 0:
+    raise ValueError(f"max_seconds must be > 0, got max_seconds={max_seconds}")
   if not 0 <= weight <= 1:
     raise ValueError(f"weight must be in [0, 1], got weight={weight}")
   if batch_size < 1:
@@ -213,6 +219,8 @@ def batch_weighted_astar(
     if generated >= max_nodes:
       return result(None, NODE_BUDGET)
     now = time.perf_counter()
+    if now - began >= max_seconds:
+      return result(None, TIME_BUDGET)
     if now >= next_memory_check:
       memory_used = resident_bytes() - base_memory
       next_memory_check = now + MEMORY_CHECK_SECONDS

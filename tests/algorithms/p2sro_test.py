@@ -265,6 +265,25 @@ def test_a_portable_copy_resumes_on_fresh_games(reference, pool, tmp_path):
   assert resumed.log[2].episodes > resumed.log[1].episodes
 
 
+@pytest.mark.parametrize("twin_kept", [True, False])
+def test_a_deleted_learner_carry_resumes_or_starts_that_learner_over(
+    reference, pool, tmp_path, capsys, twin_kept):
+  """The error on an unreadable carry says to delete it; the run used to
+  stop resuming once it was."""
+  pipeline = _run(_pipeline(tmp_path, lambda: pool), 2)
+  lost = pipeline.active[0]
+  os.remove(lost.checkpoint)
+  if not twin_kept:
+    os.remove(p2sro.portable_path(lost.checkpoint))
+  resumed = _run(_pipeline(tmp_path, lambda: pool), 3)
+  said = capsys.readouterr().out
+  expected = "resumes from its portable twin" if twin_kept else "starts over"
+  assert f"{lost.name} {expected}" in said
+  assert _timeless(resumed.log[:2]) == _timeless(reference.log[:2])
+  assert resumed.log[2].env_steps == reference.log[2].env_steps
+  assert resumed.log[2].episodes > resumed.log[1].episodes
+
+
 def test_task_opponents_are_drawn_from_the_mixture(pool, tmp_path):
   pipeline = _run(_pipeline(tmp_path, lambda: pool, plateau_gain=10.0,
                             task_opponents=2), 4)

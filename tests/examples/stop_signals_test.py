@@ -56,6 +56,7 @@ cli.run(example.main)
 """
 _CHECKPOINT_SAVE = ("open_spiel_ext.utils.checkpoints", "save")
 _RECORD_WRITE = ("open_spiel_ext.utils.reporting", "JsonLinesWriter.write")
+_GAME_PLAYED = ("open_spiel_ext.algorithms.hanabi.selfplay", "describe")
 
 
 class Resumable(NamedTuple):
@@ -71,6 +72,7 @@ class Resumable(NamedTuple):
   at: int = 1  # The signal comes after this call of the hook.
   redone: int = 0  # Calls of the hook a stop may cost (done again).
   output_flag: str = "output_dir"
+  output_suffix: str = ""  # With output_flag "output": the file's ending.
 
 
 _FAST = [
@@ -82,7 +84,8 @@ _FAST = [
               "metrics.jsonl", "iteration"),
     Resumable("puzzle_test_set",
               ("--puzzle=sliding_puzzle", "--size=3", "--count=6",
-               "--seed=2"), "", hook=_CHECKPOINT_SAVE, output_flag="output"),
+               "--seed=2"), "", hook=_CHECKPOINT_SAVE, output_flag="output",
+              output_suffix=".json"),
 ]
 _SLOW = [
     Resumable("free_label_train",
@@ -96,33 +99,37 @@ _SLOW = [
               "metrics.jsonl", "moves"),
     Resumable("generate_sokoban_levels",
               ("--num_levels=6", "--rows=8", "--cols=8", "--boxes=2",
-               "--reverse_steps=100", "--seed=4"), "", output_flag="output"),
+               "--reverse_steps=100", "--seed=4"), "",
+              hook=("open_spiel_ext.games.puzzles.sokoban_generator",
+                    "generate_level"), output_flag="output",
+              output_suffix=".txt"),
     Resumable("stratego_eval",
               ("--bots=random,heuristic,scout", "--games=4",
                "--ply_limit=40"), "stratego_eval.json", hook=_RECORD_WRITE),
     Resumable("hanabi_play",
               ("--preset=small", "--games=4", "--workers=1", "--seed=3"),
-              "games.jsonl", hook=_RECORD_WRITE),
+              "games.jsonl", hook=_GAME_PLAYED),
     Resumable("nfsp",
               ("--game=kuhn_poker", "--steps=4000", "--eval_every=1000"),
-              "metrics.jsonl", "step"),
+              "metrics.jsonl", "step", hook=_CHECKPOINT_SAVE),
     Resumable("best_response",
               ("--game=kuhn_poker", "--opponent=cfr+:20", "--steps=4000",
-               "--eval_every=1000"), "metrics.jsonl", "step"),
+               "--eval_every=1000"), "metrics.jsonl", "step",
+              hook=_CHECKPOINT_SAVE),
     Resumable("capi",
               ("--game=tiny_hanabi_a", "--seeds=0", "--episodes=40",
                "--eval_every=10", "--num_prescriptions=50",
-               "--hidden_sizes=32"), "metrics.jsonl"),
+               "--hidden_sizes=32"), "metrics.jsonl", hook=_CHECKPOINT_SAVE),
     Resumable("nxdo",
               ("--game=kuhn_poker", "--oracle=exact", "--iterations=5"),
-              "metrics.jsonl", "iteration"),
+              "metrics.jsonl", "iteration", hook=_CHECKPOINT_SAVE),
     Resumable("p2sro",
               ("--game=kuhn_poker", "--oracle=exact", "--meta_solver=lp"),
-              "metrics.jsonl"),
+              "metrics.jsonl", hook=_CHECKPOINT_SAVE),
     Resumable("hanabi_belief_train",
               ("--preset=small", "--lstm_size=16", "--value_layers=16",
                "--max_updates=80", "--eval_every=20", "--eval_games=16"),
-              "metrics.jsonl"),
+              "metrics.jsonl", "updates", hook=_CHECKPOINT_SAVE),
 ]
 _TIMES = ("wall_time", "seconds", "time", "elapsed")
 
@@ -166,7 +173,7 @@ def _records(case: Resumable, output: pathlib.Path) -> Any:
 
 
 def _check_chain(case: Resumable, tmp_path: pathlib.Path) -> None:
-  suffix = ".json" if case.output_flag == "output" else ""
+  suffix = case.output_suffix
   chained, never_stopped = (tmp_path / f"chained{suffix}",
                             tmp_path / f"never_stopped{suffix}")
   chained_calls, never_stopped_calls = (tmp_path / "chained_calls",
