@@ -133,6 +133,9 @@ def main(argv: Sequence[str]) -> None:
       mirror_dir=_MIRROR_DIR.value)
   with cli.user_input():
     config.validate()
+  if run_config.init_model:  # A model of this network, before any work.
+    with cli.user_input("init_model"):
+      davi.Davi(config).from_model(run_config.init_model)
   cli.check_memory(davi.Davi(config).training_bytes(),
                    ["batch_size", "generation_batches"], on_device=True)
   print(f"DAVI on {puzzles.model_name(config.puzzle, config.size)}: {config}",
