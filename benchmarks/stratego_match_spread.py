@@ -50,7 +50,8 @@ _GAMES = flags.DEFINE_integer("games", 100, "Games a batch (seats "
 _PLY_LIMIT = flags.DEFINE_integer("ply_limit", 1000, "Plies until a draw.",
                                   lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the keys.", lower_bound=0)
-_OUTPUT_DIR = flags.DEFINE_string("output_dir", "stratego_match_spread",
+_OUTPUT_DIR = flags.DEFINE_string("output_dir",
+                                  "benchmark_results/stratego_match_spread",
                                   "Where batches.jsonl and the PNG go.")
 
 BATCHES_FILE = "batches.jsonl"
