@@ -11,8 +11,8 @@ the record, and refuse a file that is not a weights file, naming it.
 Each file records its kind (`save(..., kind=...)`, the record's "kind":
 "Hanabi belief model", "DeepCubeA model", ...), and a loader names the kind
 it reads: a file of another kind is refused naming both ("x.npz is a Hanabi
-belief model, not Hanabi blueprint weights"), where it used to fail deep in
-the loader on a missing setting. Files written before kinds were recorded
+belief model file, not a Hanabi blueprint weights file"), where it used to
+fail deep in the loader on a missing setting. Files written before kinds were recorded
 are told apart by their records' settings (`_RECORDED_BEFORE_KINDS`).
 """
 
