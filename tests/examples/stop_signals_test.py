@@ -240,24 +240,20 @@ def test_every_stop_signal_resumes_with_nothing_lost(case, tmp_path):
   _check_chain(case, tmp_path)
 
 
-# Two classes, so that pytest-xdist's --dist loadscope can give the slow
-# chains to both workers (a module's own tests go to one).
-_SLOW_HALVES = (_SLOW[::2], _SLOW[1::2])
+def _slow_chains(cases: list[Resumable]) -> type:
+  """A class of slow chains: two such classes let pytest-xdist's --dist
+  loadscope give the slow chains to both workers (a module's own tests go
+  to one)."""
+
+  @pytest.mark.slow
+  class Chains:
+
+    @pytest.mark.parametrize("case", cases, ids=lambda case: case.example)
+    def test_resumes_with_nothing_lost(self, case, tmp_path):
+      _check_chain(case, tmp_path)
+
+  return Chains
 
 
-@pytest.mark.slow
-class TestEverySignalFirstHalf:
-
-  @pytest.mark.parametrize("case", _SLOW_HALVES[0],
-                           ids=lambda case: case.example)
-  def test_resumes_with_nothing_lost(self, case, tmp_path):
-    _check_chain(case, tmp_path)
-
-
-@pytest.mark.slow
-class TestEverySignalSecondHalf:
-
-  @pytest.mark.parametrize("case", _SLOW_HALVES[1],
-                           ids=lambda case: case.example)
-  def test_resumes_with_nothing_lost(self, case, tmp_path):
-    _check_chain(case, tmp_path)
+TestEverySignalFirstHalf = _slow_chains(_SLOW[::2])
+TestEverySignalSecondHalf = _slow_chains(_SLOW[1::2])
