@@ -1,9 +1,9 @@
 """Our tree-engine CFR variants and OpenSpiel's C++ CFR+, side by side.
 
 Each solver runs --iterations iterations; every --eval_every iterations, and
-after the last, its average policy's exploitability is measured (not counted in its time). The C++
-CFR+ runs on OpenSpiel's `cached_tree` of the game, whose build time is counted,
-as our tree build is. Writes metrics.jsonl and cfr.png under --output_dir.
+after the last, its average policy's exploitability is measured (not
+counted in its time). The C++ CFR+ runs on OpenSpiel's `cached_tree` of the
+game, whose build time is counted, as our tree build is. Writes metrics.jsonl and cfr.png under --output_dir.
 
   python -m open_spiel_ext.examples.cfr --game=leduc_poker --iterations=200
 """

@@ -18,8 +18,9 @@ few seconds (nodes, open list, best f and h, memory) and gives up after
 told). --search=beam: batch beam search of --beam_width states a depth with
 a free-label model (a policy keeps the likeliest paths, a distance model the
 nearest children; duplicates dropped), giving up after --max_depth depths,
---max_nodes expanded states or --max_seconds. --search=greedy: the cheapest move each time (on Lights Out with a
-"pressed" model, never a button twice). The model is the one shipped for
+--max_nodes expanded states or --max_seconds. --search=greedy: the cheapest
+move each time (on Lights Out with a "pressed" model, never a button
+twice). The model is the one shipped for
 the puzzle and search unless --model names a model.npz from
 `deepcubea_train` or `free_label_train`.
 

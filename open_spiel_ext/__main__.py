@@ -67,10 +67,11 @@ def _check_runnable(name: str, spec: importlib.machinery.ModuleSpec) -> None:
   `__main__`."""
   if spec.submodule_search_locations is not None:
     main_name = f"{name}.__main__"
-    if importlib.util.find_spec(main_name) is None:
+    main_spec = importlib.util.find_spec(main_name)
+    if main_spec is None:
       raise ValueError(f"{name} is a package with no __main__ module: "
                        "nothing to run; name one of its modules")
-    name, spec = main_name, importlib.util.find_spec(main_name)
+    name, spec = main_name, main_spec
   try:
     source = spec.loader.get_source(name)
   except (AttributeError, ImportError):

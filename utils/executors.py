@@ -30,9 +30,10 @@ know which one runs them):
 - `process` (the default): a `ProcessPoolExecutor` of spawned processes (JAX
   does not fork well). A worker starts with SIGINT and SIGHUP blocked, so a
   Ctrl-C at the terminal or the terminal's closing, which reach the whole
-  process group, stop only the parent and no worker prints a traceback; a thread in each worker waits on a
-  pipe that only the parent holds open, and ends the worker the moment the
-  parent closes it (`shutdown(cancel=True)`) or dies, SIGKILL included.
+  process group, stop only the parent and no worker prints a traceback; a
+  thread in each worker waits on a pipe that only the parent holds open, and
+  ends the worker the moment the parent closes it (`shutdown(cancel=True)`)
+  or dies, SIGKILL included.
 - `ray` (`pip install ".[ray]"`; Ray is imported only here): starts a local
   Ray instance of `workers` CPUs, or joins the cluster at `address` ("auto":
   the one `ray start` began), unless this process has already initialised

@@ -12,8 +12,9 @@ Each file records its kind (`save(..., kind=...)`, the record's "kind":
 "Hanabi belief model", "DeepCubeA model", ...), and a loader names the kind
 it reads: a file of another kind is refused naming both ("x.npz is a Hanabi
 belief model file, not a Hanabi blueprint weights file"), where it used to
-fail deep in the loader on a missing setting. Files written before kinds were recorded
-are told apart by their records' settings (`_RECORDED_BEFORE_KINDS`).
+fail deep in the loader on a missing setting. Files written before kinds
+were recorded are told apart by their records' settings
+(`_RECORDED_BEFORE_KINDS`).
 """
 
 import json
