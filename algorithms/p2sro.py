@@ -525,6 +525,8 @@ class Pipeline:
     if os.path.exists(self._state_path):
       self._restore(checkpoints.restore(self._state_path, self._record,
                                         added=_ADDED_SETTINGS))
+      for active in self.active:
+        self._replace_missing_carry(active)
     elif fork_from is not None:
       self._fork(fork_from)
     else:
@@ -841,6 +843,7 @@ class Pipeline:
             f"its {members} members and each other "
             f"({anchors * members + anchors * (anchors - 1) // 2} entries) "
             "first", flush=True)
+    self._copy_carries_from(parent, state.extra["active"])
     restoring = time.perf_counter()
     self._restore(state)  # Fills the anchors' entries, if added.
     if adding_anchors:  # Populations count the anchors, put first.
@@ -849,10 +852,22 @@ class Pipeline:
       filling = time.perf_counter() - restoring  # The fork's first work.
       self._entry_time += filling
       self._wall_time += filling
-    for name in self._named_carries():
-      shutil.copyfile(os.path.join(parent, "learners", name),
-                      self._carry_path(name))
+    for active in self.active:
+      self._replace_missing_carry(active)
     self._save()
+
+  def _copy_carries_from(self, parent: str, active: list[_Active]) -> None:
+    """Copies the carries (and portable twins) `active` names from the run
+    in `parent`; one missing there is replaced after the restore."""
+    for learner in active:
+      for path in (learner.checkpoint, learner.warm_from):
+        if path is None:
+          continue
+        name = os.path.basename(path)
+        for file_name in (name, portable_path(name)):
+          source = os.path.join(parent, "learners", file_name)
+          if os.path.exists(source):
+            shutil.copyfile(source, self._carry_path(file_name))
 
   def _carry_path(self, name: str) -> str:
     return os.path.join(self.directory, "learners", name)
@@ -873,7 +888,6 @@ class Pipeline:
         if getattr(active, field) is not None:
           setattr(active, field,
                   self._carry_path(os.path.basename(getattr(active, field))))
-      self._replace_missing_carry(active)
 
   def _replace_missing_carry(self, active: _Active) -> None:
     """A learner whose carry is gone (deleted as unreadable, as its error
