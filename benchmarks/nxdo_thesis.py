@@ -8,7 +8,7 @@ and, with --episodes, at least that many episodes:
 - NXDO and NXDO-VA (`algorithms/nxdo/`): best responses stopped at a
   plateau and NFSP solving the restricted game, as `examples/nxdo.py` runs
   them;
-- PSRO (`algorithms/p2sro.py`, method "psro"): one learner at a time, fixed
+- PSRO (`algorithms/p2sro/`, method "psro"): one learner at a time, fixed
   at its plateau, fictitious play as the meta-solver;
 - NFSP (`algorithms/rl/nfsp.py`) on the whole game;
 - on poker, NXDO with one part swapped for its exact counterpart, to see

@@ -12,7 +12,7 @@ exploitability ± standard error over the games at a few iterations and the
 time per method, and writes p2sro_normal_form.png (mean ± standard error
 against iterations) and p2sro_normal_form.json.
 
-Leduc poker (`--experiments=leduc`): `algorithms/p2sro.py`'s P2SRO, naive
+Leduc poker (`--experiments=leduc`): `algorithms/p2sro/`'s P2SRO, naive
 parallel PSRO, rectified PSRO and DCH with learned best responses
 (`--oracle`, discrete SAC by default), `--seeds` seeds each, every run for
 `--env_steps` environment steps with its learners on `--workers` executor
@@ -59,7 +59,7 @@ _EXPERIMENTS = cli.define_choice_list(
     "Which experiments to run.")
 _LEDUC_METHODS = flags.DEFINE_list(
     "methods", ["p2sro", "naive", "rectified", "dch"],
-    "Leduc: the population methods (of algorithms/p2sro.py).")
+    "Leduc: the population methods (of algorithms/p2sro/).")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Leduc: seeds per method.",
                               lower_bound=1)
 _ORACLE = flags.DEFINE_enum("oracle", "sac", list(learner_configs.ALGORITHMS),
@@ -164,9 +164,7 @@ def _leduc_run(method: str, seed: int) -> list[dict]:
   with p2sro.Pipeline(pyspiel.load_game("leduc_poker"),
                       learner_configs.oracle_config(_ORACLE.value), config,
                       name, cli.executor_from_flags) as pipeline:
-    while (not pipeline.log or
-           pipeline.log[-1].env_steps < _ENV_STEPS.value):
-      entry = pipeline.step()
+    for entry in pipeline.run(max_env_steps=_ENV_STEPS.value):
       if entry.added or entry.round % 10 == 0:
         print(f"  {method} seed {seed}: round {entry.round}, "
               f"{entry.env_steps:,d} env steps, {entry.wall_time:.0f} s, "

@@ -162,8 +162,7 @@ def hold(run: p2sro.SavedRun, run_dir: str) -> dict[str, Any]:
     if start + _ROUNDS.value < len(pipeline.log):
       raise ValueError(f"--rounds={_ROUNDS.value}: the fork in {directory} "
                        f"has played {len(pipeline.log) - start} already")
-    while len(pipeline.log) < start + _ROUNDS.value:
-      entry = pipeline.step()
+    for entry in pipeline.run(max_rounds=start + _ROUNDS.value):
       print(f"hold: round {entry.round}, lowest learner's return "
             f"{entry.mean_returns[0]:+.3f}", flush=True)
       if not os.path.exists(forked_path):  # The fork's first round saved.

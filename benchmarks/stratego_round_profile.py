@@ -93,7 +93,7 @@ cli.define_executor_flags(workers=2)
 def mixture_costs(sizes: Sequence[int]) -> list[dict[str, Any]]:
   """Seconds per batched step of one learner against each mixture size."""
   config = stratego_recipes.ppo_config()
-  trainer = p2sro._trainer(  # pylint: disable=protected-access
+  trainer = p2sro.trainer_for(
       _GAME.value, config, _NUM_ENVS.value,
       tuple(sorted(learners.ENGINE_OPTIONS.items())))
   carry = trainer.new_carry(0)
@@ -145,8 +145,7 @@ def _rounds(label: str, run: p2sro.SavedRun,
                             fork_from=_RUN_DIR.value)
   start = pipeline.log[-1]
   with pipeline:
-    for _ in range(_ROUNDS.value):
-      entry = pipeline.step()
+    for entry in pipeline.run(max_rounds=start.round + _ROUNDS.value):
       print(f"{label}: round {entry.round}, "
             f"{entry.wall_time - start.wall_time:.0f} s so far", flush=True)
   rounds = _ROUNDS.value
@@ -175,7 +174,7 @@ def entry_costs(batches: Sequence[Optional[int]],
   state_path = os.path.join(_RUN_DIR.value, p2sro.STATE_FILE)
   saved = checkpoints.restore(state_path,
                               checkpoints.saved_config(state_path))
-  trainer = p2sro._trainer(  # pylint: disable=protected-access
+  trainer = p2sro.trainer_for(
       run.game, run.learner_config, run.config.num_envs,
       tuple(sorted(run.engine_options.items())))
   members = saved.extra["population"]["members"]

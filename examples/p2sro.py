@@ -40,8 +40,8 @@ from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
+from open_spiel_ext.experiments import evaluators
 from open_spiel_ext.experiments import learner_configs
-from open_spiel_ext.experiments import nxdo_recipes
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -98,12 +98,6 @@ def _describe(entry: p2sro.LogEntry) -> str:
           f"{entry.exploitability:.4f}")
 
 
-def _evaluator(game: pyspiel.Game):
-  """Exact exploitability on poker's trees; the approximate one (a fresh
-  PPO best response, `nxdo_recipes.recipe`'s) on the Loss Game."""
-  return nxdo_recipes.recipe(game, _NUM_ENVS.value).evaluator
-
-
 def _learned(game: pyspiel.Game) -> None:
   with cli.user_input():
     config = p2sro.Config(
@@ -119,12 +113,11 @@ def _learned(game: pyspiel.Game) -> None:
   print(f"{_ALGORITHM.value} with {_ORACLE.value} oracles on {game}, "
         f"{_FLAGS.workers} {_FLAGS.executor} workers: "
         f"{dataclasses.asdict(config)}")
-  with cli.user_input("game"):
-    p2sro.engine(game, learner_config)
-    evaluator = _evaluator(game)
+  with cli.user_input("game"):  # Refuses a game no learner can play.
+    evaluator = evaluators.evaluator(game, _NUM_ENVS.value)
+    carry_bytes = p2sro.carry_bytes(game, learner_config, config)
   with cli.user_input():
-    cli.check_memory(p2sro.carry_bytes(game, learner_config, config),
-                     ["num_envs"], on_device=True)
+    cli.check_memory(carry_bytes, ["num_envs"], on_device=True)
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator)
   with pipeline:
@@ -134,8 +127,7 @@ def _learned(game: pyspiel.Game) -> None:
         os.path.join(output_dir, "metrics.jsonl"))
     for entry in pipeline.log:  # A resumed run's earlier rounds.
       metrics.write(reporting.as_record(entry))
-    while not pipeline.log or pipeline.log[-1].env_steps < _ENV_STEPS.value:
-      entry = pipeline.step()
+    for entry in pipeline.run(max_env_steps=_ENV_STEPS.value):
       metrics.write(reporting.as_record(entry))
       print(_describe(entry), flush=True)
       for member in range(entry.fixed - entry.added, entry.fixed):

@@ -9,7 +9,7 @@ gpu); the flags change them. Learners are PPO with the Stratego network ("strate
 `algorithms/stratego/network.py`), one network for both seats in their own
 frame, placing their pieces as actions, with material shaping that sums to 0
 over a game (`algorithms/stratego/learners.py`); P2SRO
-(`algorithms/p2sro.py`, symmetric) runs them on the executors and fills the
+(`algorithms/p2sro/`, symmetric) runs them on the executors and fills the
 payoff table from sampled games. Each round prints the learners' mean
 returns; each fixed policy prints its payoff against the meta-Nash it was
 trained against (the thesis's Fig. 3.4 quantity) and the meta-Nash's win
@@ -34,7 +34,6 @@ and bots.jsonl records the bots' share.
 
 import dataclasses
 import os
-import shutil
 import time
 from typing import Any, Sequence
 
@@ -55,6 +54,7 @@ from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games import batched
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
+from open_spiel_ext.utils import mirror
 from open_spiel_ext.utils import reporting
 import pyspiel
 
@@ -129,86 +129,14 @@ cli.define_executor_flags(workers=2)
 _FLAGS = flags.FLAGS
 
 
-def best_response_payoffs(payoffs: np.ndarray,
-                          config: p2sro.Config) -> list[float]:
-  """Member k's payoff against the meta-Nash of members 0..k−1, for each
-  trained member k ≥ 1 (after the anchors): how much each new policy beat
-  the population it was trained against."""
-  return [float(payoffs[k, :k] @ config.solve(payoffs[:k, :k]))
-          for k in range(_first_trained(config), len(payoffs))]
-
-
-def _first_trained(config: p2sro.Config) -> int:
-  """The first row of the payoff table a best response fills."""
-  return max(1, len(config.anchors) + 1)
-
-
-def networks_part(weights: np.ndarray, anchors: int) -> np.ndarray:
-  """The networks' part of a meta-Nash over anchors then networks,
-  renormalised (the newest network alone if it plays only anchors)."""
-  networks = np.asarray(weights[anchors:], np.float64)
-  if networks.sum() <= 0:
-    return np.eye(len(networks))[-1]
-  return networks / networks.sum()
-
-
-def _support(weights: Sequence[float], anchors: Sequence[str]) -> str:
-  """The members a meta-Nash plays (weight 0.01 or more), anchors by name,
-  policies by their row of the payoff table."""
-  kept = [(anchors[k] if k < len(anchors) else k, w)
-          for k, w in enumerate(weights) if w >= 0.01]
-  if len(kept) == 1:
-    member = kept[0][0]
-    return member if isinstance(member, str) else f"policy {member}"
-  return ", ".join(f"{w:.2f} on {k}" for k, w in kept)
-
-
-def fixings_table(evaluations: Sequence[dict[str, Any]], payoffs: np.ndarray,
-                  config: p2sro.Config, bot_names: Sequence[str]) -> str:
-  """A markdown row per population measured: its hours of rounds and
-  episodes, its newest policy's payoff against the meta-Nash that policy
-  trained against, the meta-Nash's score rate against each bot, and the
-  members the meta-Nash plays."""
-  gains = best_response_payoffs(payoffs, config)
-  first = _first_trained(config)
-  rows = [[record["population"], f"{record['hours']:.2f}",
-           f"{record['episodes']:,d}",
-           f"{gains[record['population'] - 1 - first]:+.2f}",
-           *(f"{record[name]['rate']:.3f}" for name in bot_names),
-           _support(record["meta_nash"], config.anchors)]
-          for record in evaluations]
-  return reporting.markdown_table(
-      ["population", "hours", "episodes", "new policy's payoff", *bot_names,
-       "meta-Nash"], rows)
-
-
-def _finished(log: list[p2sro.LogEntry]) -> bool:
-  """Whether the rounds reached --max_minutes or --max_episodes."""
-  return bool(log) and (
-      log[-1].wall_time >= 60 * _MAX_MINUTES.value or
-      (_MAX_EPISODES.value is not None and
-       log[-1].episodes >= _MAX_EPISODES.value))
-
-
-def _mirror(pipeline: p2sro.Pipeline, output_dir: str, mirror: str) -> None:
+def _mirror(pipeline: p2sro.Pipeline, output_dir: str, mirror_dir: str
+           ) -> None:
   """Copies what a resumed run needs and what the run measured into
-  `mirror` (population/ as a run resumes from it, its carries portable;
+  `mirror_dir` (population/ as a run resumes from it, its carries portable;
   metrics, bots, the population file)."""
-  pipeline.copy_state(os.path.join(mirror, "population"), portable=True)
-  for name in ("metrics.jsonl", "bots.jsonl", "population.npz"):
-    if os.path.exists(os.path.join(output_dir, name)):
-      shutil.copyfile(os.path.join(output_dir, name),
-                      os.path.join(mirror, name))
-
-
-def _resume_from_mirror(output_dir: str, mirror: str) -> None:
-  """Copies `mirror` into `output_dir` where the mirror holds a run and
-  `output_dir` none (a new machine: the same command resumes the run)."""
-  kept = os.path.join(mirror, "population", p2sro.STATE_FILE)
-  if (os.path.exists(kept) and not os.path.exists(
-      os.path.join(output_dir, "population", p2sro.STATE_FILE))):
-    shutil.copytree(mirror, output_dir, dirs_exist_ok=True)
-    print(f"resuming the run mirrored in {mirror}")
+  pipeline.copy_state(os.path.join(mirror_dir, "population"), portable=True)
+  mirror.copy_files(output_dir, mirror_dir,
+                    ["metrics.jsonl", "bots.jsonl", "population.npz"])
 
 
 def _describe(entry: p2sro.LogEntry) -> str:
@@ -244,15 +172,16 @@ def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
 def _networks(pipeline: p2sro.Pipeline, weights: np.ndarray) -> Any:
   """The networks' part of the meta-Nash `weights`, as an opponent."""
   population = pipeline.population
-  part = networks_part(weights, len(pipeline.config.anchors))
+  part = p2sro.networks_part(weights, len(pipeline.config.anchors))
   stacked = jax.tree.map(lambda *x: np.stack(x), *population.members)
   return opponents.network(population.apply, stacked, part)
 
 
 def _save_population(pipeline: p2sro.Pipeline, learner_config: ppo.Config,
                      entry: p2sro.LogEntry, path: str) -> int:
-  weights = networks_part(pipeline.config.solve(pipeline.population.payoffs),
-                          len(pipeline.config.anchors))
+  weights = p2sro.networks_part(
+      pipeline.config.solve(pipeline.population.payoffs),
+      len(pipeline.config.anchors))
   return agents.save_population(
       path, pipeline.population.members, weights, learner_config.network,
       learner_config.hidden_sizes, pipeline.game.num_distinct_actions(),
@@ -267,14 +196,14 @@ def _plot(log: list[p2sro.LogEntry], evaluations: list[dict[str, Any]],
           config: p2sro.Config, payoffs: np.ndarray,
           output_dir: str) -> None:
   fixed_at = [next(e for e in log if e.fixed > k) for k in
-              range(_first_trained(config), len(payoffs))]
+              range(p2sro.first_trained(config), len(payoffs))]
   reporting.plot_curves(
       os.path.join(output_dir, "best_responses.png"),
       [("training hours", "linear"), ("episodes", "linear")],
       [("new policy vs the meta-Nash it trained against",
         ([e.wall_time / 3600 for e in fixed_at],
          [e.episodes for e in fixed_at],
-         best_response_payoffs(payoffs, config))),
+         p2sro.best_response_payoffs(payoffs, config))),
        ("lowest learner's mean return in its round",
         ([e.wall_time / 3600 for e in log], [e.episodes for e in log],
          [e.mean_returns[0] for e in log]))],
@@ -320,7 +249,8 @@ def main(argv: Sequence[str]) -> None:
       bots.bot(name)
   output_dir = _OUTPUT_DIR.value
   if _MIRROR_DIR.value:
-    _resume_from_mirror(output_dir, _MIRROR_DIR.value)
+    mirror.resume_from(_MIRROR_DIR.value, output_dir,
+                       os.path.join("population", p2sro.STATE_FILE))
   directory = os.path.join(output_dir, "population")
   bots_path = os.path.join(output_dir, "bots.jsonl")
   print(f"P2SRO on {game}: {dataclasses.asdict(config)}, {learner_config}")
@@ -355,16 +285,17 @@ def main(argv: Sequence[str]) -> None:
           f"{record[name]['high']:.3f}]" for name in _BOTS.value),
             flush=True)
 
-    if len(pipeline.population) > _first_trained(config) and (
+    if len(pipeline.population) > p2sro.first_trained(config) and (
         not evaluations or
         evaluations[-1]["population"] < len(pipeline.population)):
       measure(pipeline.log[-1])  # Interrupted before it was measured.
-    while not _finished(pipeline.log):
-      entry = pipeline.step()
+    for entry in pipeline.run(max_episodes=_MAX_EPISODES.value,
+                              time_limit=60 * _MAX_MINUTES.value):
       metrics.write(reporting.as_record(entry))
       print(_describe(entry), flush=True)
       if entry.added:
-        payoff = best_response_payoffs(pipeline.population.payoffs, config)[-1]
+        payoff = p2sro.best_response_payoffs(pipeline.population.payoffs,
+                                             config)[-1]
         print(f"  fixed policy {entry.fixed - 1}: payoff {payoff:+.3f} "
               "against the meta-Nash it trained against", flush=True)
         measure(entry)
@@ -374,8 +305,8 @@ def main(argv: Sequence[str]) -> None:
     bot_writer.close()
     _plot(pipeline.log, evaluations, config, pipeline.population.payoffs,
           output_dir)
-    table = fixings_table(evaluations, pipeline.population.payoffs, config,
-                          _BOTS.value)
+    table = p2sro.fixings_table(evaluations, pipeline.population.payoffs,
+                                config, _BOTS.value)
   with open(os.path.join(output_dir, "fixings.md"), "w",
             encoding="utf-8") as f:
     f.write(table + "\n")

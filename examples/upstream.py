@@ -3,7 +3,7 @@
 For the plugin module that registers --game (its games go together: k_gmp,
 perturbed_k_gmp and clone_gmp in k_gmp.py, the Tiny Hanabi Suite in
 tiny_hanabi_suite.py), it writes under --output_dir what OpenSpiel's
-developer guide asks of a Python game (`games/upstream.py` says how):
+developer guide asks of a Python game (`open_spiel_ext/upstream/` says how):
 
 - open_spiel/python/games/<module>.py, self-contained (it imports pyspiel,
   numpy, the standard library and open_spiel.python only), and its absltest
@@ -27,7 +27,7 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.games import upstream
+from open_spiel_ext import upstream
 from open_spiel_ext.utils import cli
 
 _GAME = flags.DEFINE_string(

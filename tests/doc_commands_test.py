@@ -2,7 +2,9 @@
 for the examples and benchmarks: each parses with the module's own flags
 (names, types, choices, bounds), so a reader who copies one is not refused
 at the door. Placeholders (`<dir>`) are checked by name only; a value
-`a|b` stands for each of a and b."""
+`a|b` stands for each of a and b. A `bash` command's script exists and
+parses (`bash -n`), and every row of the README's results table has one of
+these commands."""
 
 import collections
 import glob
@@ -18,6 +20,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _MODULE = re.compile(r"python (-m open_spiel_ext\.examples\.([a-z0-9_]+)\b|"
                      r"((?:benchmarks|examples)/[a-z0-9_]+\.py))")
+# A shell script a command runs: `bash runs/learned_puzzle_solvers.sh`.
+_SCRIPT = re.compile(r"\bbash ((?:benchmarks|runs)/[\w./-]+\.sh)\b")
 # Where a shell command ends: an operator, a redirection or a comment.
 _END = re.compile(r"\s(?:&&|\|\||;|&|>>?|2>|<|#)")
 
@@ -81,6 +85,38 @@ def _documented() -> dict[str, list[tuple[str, list[str]]]]:
   return commands
 
 
+def _documented_scripts() -> dict[str, list[str]]:
+  """Per shell script a `bash` command runs: where each command is given."""
+  scripts = collections.defaultdict(list)
+  for path in _sources():
+    with open(path, encoding="utf-8") as f:
+      text = f.read()
+    for match in _SCRIPT.finditer(text):
+      scripts[match.group(1)].append(os.path.relpath(path, REPO_ROOT))
+  return scripts
+
+
+def _readme_results() -> tuple[list[str], list[tuple[str, str]]]:
+  """The README's results at a glance: each table row's label (the text of
+  its first link), and each command of the code block below the table with
+  the comment above it, less a note in parentheses (the setup lines before
+  the first comment aside)."""
+  with open(os.path.join(REPO_ROOT, "README.md"), encoding="utf-8") as f:
+    text = f.read()
+  section = text.split("\n## Results at a glance\n", 1)[1]
+  section = section.split("\n## ", 1)[0]
+  labels = re.findall(r"^\| \[([^\]]+)\]", section, flags=re.M)
+  block = re.search(r"^```sh\n(.*?)^```", section, flags=re.S | re.M)
+  commands, comment, seen_comment = [], None, False
+  for line in block.group(1).replace("\\\n", " ").splitlines():
+    if line.startswith("# "):
+      comment, seen_comment = line[2:].split(" (", 1)[0], True
+    elif line.strip() and seen_comment:
+      commands.append((comment, line))
+      comment = None
+  return labels, commands
+
+
 # Run in a fresh process per module (its flags are global): defines the
 # module's flags without running it, then parses each command's arguments
 # (a placeholder of a string flag as a word, of another flag by name only).
@@ -127,6 +163,41 @@ _COMMANDS = _documented()
 def test_the_docs_give_commands_of_many_modules():
   assert len(_COMMANDS) >= 30
   assert "benchmarks/lbs_paper.py" in _COMMANDS
+
+
+def test_documented_scripts_exist_and_parse():
+  scripts = _documented_scripts()
+  assert "runs/learned_puzzle_solvers.sh" in scripts
+  problems = []
+  for script, wheres in sorted(scripts.items()):
+    path = os.path.join(REPO_ROOT, script)
+    if not os.path.isfile(path):
+      problems.append(f"{sorted(set(wheres))}: no {script}")
+      continue
+    result = subprocess.run(["bash", "-n", path], capture_output=True,
+                            text=True, timeout=60, check=False)
+    if result.returncode:
+      problems.append(f"{script}: {result.stderr.strip()}")
+  assert not problems, "\n".join(problems)
+
+
+def test_every_readme_result_has_a_checked_command():
+  labels, commands = _readme_results()
+  assert len(labels) >= 9
+  assert [comment for comment, _ in commands] == labels, (
+      "each row of the README's results table needs its command, in order, "
+      "under a comment that repeats the row's link text")
+  scripts = _documented_scripts()
+  for label, command in commands:
+    python, bash = _MODULE.search(command), _SCRIPT.search(command)
+    assert python or bash, f"{label}: {command!r} is not a command checked here"
+    if python:
+      module = (f"open_spiel_ext.examples.{python.group(2)}"
+                if python.group(2) else python.group(3))
+      assert ("README.md" in
+              [where for where, _ in _COMMANDS.get(module, [])]), module
+    else:
+      assert "README.md" in scripts[bash.group(1)], bash.group(1)
 
 
 @pytest.mark.slow

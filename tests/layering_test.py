@@ -1,9 +1,14 @@
-"""Imports point down the layers only: utils <- games <- algorithms <-
-experiments <- examples / benchmarks; nothing imports examples/ or
-benchmarks/; no two packages import each other, directly or in a circle.
+"""Imports point down the layers only: utils <- games <- upstream <-
+algorithms <- experiments <- examples / benchmarks; nothing imports examples/
+or benchmarks/; no two packages import each other, directly or in a circle.
+The upstream exporter sits on games, below algorithms, so that it imports
+utils and games only.
 
 Read from the sources' import statements (`ast`), so a test fails on an import
-that only runs in some branch too.
+that only runs in some branch too. A registry that imports the modules
+registering into it when first asked (pgx's `make`) names them in import
+statements inside a function; REGISTRATIONS lists those, and they count as
+the registrations they are, not as a second dependency between two packages.
 """
 
 import ast
@@ -22,12 +27,25 @@ LAYERS = {
     "utils": ("open_spiel_ext.utils", 0),
     "games": ("open_spiel_ext.games", 1),
     "open_spiel_ext/__init__.py": ("open_spiel_ext", 1),  # Registers games.
-    "algorithms": ("open_spiel_ext.algorithms", 2),
-    "open_spiel_ext/experiments": ("open_spiel_ext.experiments", 3),
-    "examples": ("open_spiel_ext.examples", 4),
-    "benchmarks": ("benchmarks", 4),
+    "open_spiel_ext/upstream": ("open_spiel_ext.upstream", 2),
+    "algorithms": ("open_spiel_ext.algorithms", 3),
+    "open_spiel_ext/experiments": ("open_spiel_ext.experiments", 4),
+    "examples": ("open_spiel_ext.examples", 5),
+    "benchmarks": ("benchmarks", 5),
 }
 LEAVES = ("open_spiel_ext.examples", "benchmarks")
+
+# Registry file -> the modules it imports inside a function when first asked,
+# each of which imports the registry to register into it.
+REGISTRATIONS = {
+    "algorithms/rl/networks.py": (
+        "open_spiel_ext.algorithms.stratego.network",),
+    "games/engines.py": (
+        "open_spiel_ext.games.batched_loss_game",
+        "open_spiel_ext.games.batched_poker",
+        "open_spiel_ext.games.hanabi.engine",
+        "open_spiel_ext.games.stratego.env"),
+}
 
 
 def _layer_of_module(module: str) -> tuple[str, int]:
@@ -63,11 +81,19 @@ def _module_name(path: str) -> str:
   return ".".join([package] + parts)
 
 
+def _parse(path: str, root: str = REPO_ROOT) -> ast.Module:
+  with open(os.path.join(root, path), encoding="utf-8") as f:
+    return ast.parse(f.read(), path)
+
+
 def _plugin_imports(path: str, root: str = REPO_ROOT) -> list[str]:
   """The plugin modules `path` imports (`import x.y`, `from x.y import z`:
   both x.y and x.y.z, since z may be a module)."""
-  with open(os.path.join(root, path), encoding="utf-8") as f:
-    tree = ast.parse(f.read(), path)
+  return _imports_in(_parse(path, root))
+
+
+def _imports_in(tree: ast.AST) -> list[str]:
+  """The plugin modules the statements of `tree` import."""
   names = []
   for node in ast.walk(tree):
     if isinstance(node, ast.Import):
@@ -83,6 +109,7 @@ def test_every_source_is_in_a_layer():
   sources = _sources()
   assert len(sources) > 100
   assert "open_spiel_ext/experiments/__init__.py" in sources
+  assert "open_spiel_ext/upstream/__init__.py" in sources
 
 
 def _upward_imports(root: str = REPO_ROOT) -> list[str]:
@@ -124,7 +151,9 @@ def _package_graph() -> dict[str, set[str]]:
   for path in _sources():
     name = _module_name(path)
     here = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
-    for imported in _plugin_imports(path):
+    registering = {part for module in REGISTRATIONS.get(path, ())
+                   for part in (module, module.rsplit(".", 1)[0])}
+    for imported in set(_plugin_imports(path)) - registering:
       target = max((package for package in packages
                     if imported == package or
                     imported.startswith(package + ".")), key=len,
@@ -160,6 +189,17 @@ def test_no_two_packages_import_each_other():
   assert not _cycles(_package_graph())
 
 
+@pytest.mark.parametrize("registry", sorted(REGISTRATIONS))
+def test_registries_import_what_registers_into_them_when_asked(registry):
+  at_import = {name for node in _parse(registry).body if not isinstance(
+      node, (ast.FunctionDef, ast.ClassDef)) for name in _imports_in(node)}
+  in_functions = set(_plugin_imports(registry)) - at_import
+  paths = {_module_name(path): path for path in _sources()}
+  for module in REGISTRATIONS[registry]:
+    assert module in in_functions and module not in at_import
+    assert _module_name(registry) in _plugin_imports(paths[module])
+
+
 @pytest.mark.parametrize("graph, expected", [
     ({"a": {"b"}, "b": {"a"}}, [["a", "b", "a"]]),
     ({"a": {"b"}, "b": {"c"}, "c": {"a"}}, [["a", "b", "c", "a"]]),
@@ -178,4 +218,17 @@ def test_an_upward_import_is_found(tmp_path):
       "games/bad.py imports open_spiel_ext.algorithms "
       "(open_spiel_ext.algorithms, a higher layer)",
       "games/bad.py imports open_spiel_ext.algorithms.xdo "
+      "(open_spiel_ext.algorithms, a higher layer)"]
+
+
+def test_the_upstream_exporter_imports_nothing_above_games(tmp_path):
+  upstream = tmp_path / "open_spiel_ext" / "upstream"
+  upstream.mkdir(parents=True)
+  (upstream / "bad.py").write_text(
+      "from open_spiel_ext.games import registry\n"
+      "from open_spiel_ext.algorithms import xdo\n")
+  assert _upward_imports(str(tmp_path)) == [
+      "open_spiel_ext/upstream/bad.py imports open_spiel_ext.algorithms "
+      "(open_spiel_ext.algorithms, a higher layer)",
+      "open_spiel_ext/upstream/bad.py imports open_spiel_ext.algorithms.xdo "
       "(open_spiel_ext.algorithms, a higher layer)"]

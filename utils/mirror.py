@@ -23,3 +23,15 @@ def copy_files(source_dir: str, mirror_dir: str,
       partial = os.path.join(mirror_dir, name + ".partial")
       shutil.copyfile(source, partial)
       os.replace(partial, os.path.join(mirror_dir, name))
+
+
+def resume_from(mirror_dir: str, output_dir: str, marker: str) -> bool:
+  """Copies `mirror_dir` into `output_dir` where the mirror holds a run
+  (its file `marker`, a path relative to both) and `output_dir` none: on a
+  new machine, the same command then resumes the run. Whether it copied."""
+  if (not os.path.exists(os.path.join(mirror_dir, marker)) or
+      os.path.exists(os.path.join(output_dir, marker))):
+    return False
+  shutil.copytree(mirror_dir, output_dir, dirs_exist_ok=True)
+  print(f"resuming the run mirrored in {mirror_dir}")
+  return True

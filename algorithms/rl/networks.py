@@ -1,31 +1,26 @@
 """The networks a learner's config names, by name: a registry of builders.
 
 "mlp" (dense layers over the flattened observation, any game) is built in.
-A game's own networks register themselves (`register`) in the module that
-defines them, the `network` module of their package of `algorithms/` (such
-as Stratego's "stratego_conv", `algorithms/stratego/network.py`). Configs
-name networks by string and are run in spawned worker processes or restored
-from checkpoints, where that module may not be imported yet: a name not
-registered is looked for by importing every `algorithms/<package>/network.py`
-once, before it is refused. `hidden_sizes` gives the layer widths of any
-network. `build` makes one network (a policy's logits, or a value);
+A game kit's own networks register themselves (`register`) in the module
+that defines them (Stratego's "stratego_conv",
+`algorithms/stratego/network.py`). Configs name networks by string and are
+run in spawned worker processes or restored from checkpoints, where that
+module may not be imported yet: a name not registered is looked for by
+importing the modules that register networks, which
+`_import_registering_modules` lists (as pgx's `make` does), once, before it
+is refused; `tests/layering_test.py` counts those imports as registrations
+(each such module imports this one). `hidden_sizes` gives the layer widths
+of any network. `build` makes one network (a policy's logits, or a value);
 `build_actor_critic` one trunk with both heads.
 """
 
 import functools
-import importlib
-import os
-import pkgutil
 from typing import Callable, NamedTuple, Sequence
 
 import haiku as hk
 
 from open_spiel_ext.algorithms.nn import layers
 from open_spiel_ext.algorithms.rl import dqn
-
-# The package whose subpackages' `network` modules register networks.
-_ALGORITHMS = __name__.rsplit(".", 2)[0]
-_REGISTERING_MODULE = "network"
 
 # (hidden_sizes, num_outputs, name) -> a network from observations [B, ...]
 # to [B, num_outputs] (logits, or a value for num_outputs=1), or, for an
@@ -71,15 +66,9 @@ def register(name: str, builders: NetworkBuilders) -> None:
 
 @functools.cache
 def _import_registering_modules() -> None:
-  """Imports every `network` module of a package of `algorithms/`, which
-  registers its networks (once a process)."""
-  algorithms = importlib.import_module(_ALGORITHMS)
-  for package in pkgutil.iter_modules(algorithms.__path__):
-    if package.ispkg and any(
-        module.name == _REGISTERING_MODULE for module in pkgutil.iter_modules(
-            [os.path.join(package.module_finder.path, package.name)])):
-      importlib.import_module(
-          f"{_ALGORITHMS}.{package.name}.{_REGISTERING_MODULE}")
+  """Imports every module that registers networks (once a process)."""
+  # pylint: disable=g-import-not-at-top,unused-import,cyclic-import
+  from open_spiel_ext.algorithms.stratego import network as stratego_network
 
 
 def registered_networks() -> tuple[str, ...]:
@@ -100,7 +89,7 @@ def _builders(network: str) -> NetworkBuilders:
     raise ValueError(
         f"network must be one of {registered_networks()}, got "
         f"network={network!r} (a network is registered by the module that "
-        f"defines it, `{_ALGORITHMS}.<package>.{_REGISTERING_MODULE}`)")
+        f"defines it, listed in `{__name__}._import_registering_modules`)")
   return _REGISTRY[network]
 
 

@@ -3,13 +3,13 @@ beside it, PSRO and NFSP, learn with the same oracle): the recipe examples
 and benchmarks build their oracle, solver and evaluator from."""
 
 import dataclasses
-import functools
 from typing import Any
 
 from open_spiel_ext.algorithms.nxdo import oracles
 from open_spiel_ext.algorithms.nxdo import solvers
 from open_spiel_ext.algorithms.rl import best_response
 from open_spiel_ext.algorithms.rl import nfsp
+from open_spiel_ext.experiments import evaluators
 from open_spiel_ext.experiments import learner_configs
 from open_spiel_ext.games import engines
 import pyspiel
@@ -55,21 +55,20 @@ def recipe(game: pyspiel.Game, num_envs: int = 64,
   continuous PPO best responses (every 3,125 steps, at most 15,625: a game
   is 10 decisions a seat), NFSP for 15,625 steps (the reference's 1e6)
   growing by 1.5 after 5 warm-start iterations (no signal read), and the
-  approximate exploitability from a PPO best response of the same budget.
+  approximate exploitability from a PPO best response of the same budget
+  (`evaluators.evaluator`).
 
   Raises:
     ValueError: no JAX engine plays `game`.
   """
-  if game.get_type().short_name != "loss_game":
+  if evaluators.is_exact(game):
     return Recipe(engines.make(game, auto_reset=True),
                   learner_configs.oracle_config("ddqn"), 625, 3_125,
                   solvers.Schedule(min_steps=3_500, signal=signal),
                   best_response.EXACT)
   env = engines.make(game, auto_reset=True, continuous=True)
   config = learner_configs.oracle_config(learner_configs.CONTINUOUS_PPO)
-  evaluator = functools.partial(
-      best_response.approximate_exploitability, env, config=config,
-      check_steps=3_125, max_steps=15_625, num_envs=num_envs, eval_steps=500)
   return Recipe(env, config, 3_125, 15_625,
                 solvers.Schedule(kind="growing", warm_start_iterations=5,
-                                 start_steps=15_625, growth=1.5), evaluator)
+                                 start_steps=15_625, growth=1.5),
+                evaluators.evaluator(game, num_envs, env))

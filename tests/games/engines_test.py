@@ -2,11 +2,18 @@
 game, with its options, and names what it refuses."""
 
 import re
+import subprocess
+import sys
 
 import pytest
 
 from open_spiel_ext.games import engines
 import pyspiel
+
+ENGINE_MODULES = ("open_spiel_ext.games.batched_loss_game",
+                  "open_spiel_ext.games.batched_poker",
+                  "open_spiel_ext.games.hanabi.engine",
+                  "open_spiel_ext.games.stratego.env")
 
 # A game of each registered short name.
 GAMES = {
@@ -55,3 +62,17 @@ def test_options_an_engine_does_not_take_are_refused_naming_them():
 def test_a_game_has_one_engine():
   with pytest.raises(ValueError, match="registered for kuhn_poker already"):
     engines.register("kuhn_poker", lambda game: None)
+
+
+def test_the_engines_are_imported_when_first_asked_for():
+  # `import open_spiel_ext` registers the games alone, so it stays as fast.
+  script = ("import sys\n"
+            "import open_spiel_ext\n"
+            "from open_spiel_ext.games import engines\n"
+            f"print(sorted(set({ENGINE_MODULES}) & set(sys.modules)))\n"
+            "print(engines.registered_engines())\n"
+            f"print(sorted(set({ENGINE_MODULES}) & set(sys.modules)))\n")
+  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=300, check=True)
+  assert result.stdout.splitlines() == [
+      "[]", str(sorted(GAMES)), str(sorted(ENGINE_MODULES))]

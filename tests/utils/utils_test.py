@@ -16,6 +16,7 @@ from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import mirror
 from open_spiel_ext.utils import padding
 from open_spiel_ext.utils import reporting
 import pyspiel
@@ -253,3 +254,20 @@ def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path, damage):
                lambda: checkpoints.saved_config(path)):
     with pytest.raises(ValueError, match=f"checkpoint {path} cannot be read"):
       read()
+
+
+def test_a_run_resumes_from_its_mirror_only_where_it_has_none(tmp_path):
+  kept, output = tmp_path / "mirror", tmp_path / "output"
+  (kept / "population").mkdir(parents=True)
+  (kept / "population" / "state.pkl").write_text("mirrored")
+  (kept / "metrics.jsonl").write_text("{}\n")
+  assert mirror.resume_from(str(kept), str(output), "population/state.pkl")
+  assert (output / "population" / "state.pkl").read_text() == "mirrored"
+  assert (output / "metrics.jsonl").read_text() == "{}\n"
+  # A run of its own is never overwritten, and an empty mirror copies none.
+  (output / "population" / "state.pkl").write_text("newer")
+  assert not mirror.resume_from(str(kept), str(output),
+                                "population/state.pkl")
+  assert (output / "population" / "state.pkl").read_text() == "newer"
+  assert not mirror.resume_from(str(tmp_path / "none"), str(tmp_path / "x"),
+                                "population/state.pkl")

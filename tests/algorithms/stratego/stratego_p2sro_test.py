@@ -37,8 +37,7 @@ def _run(directory, pool, rounds):
   pipeline = p2sro.Pipeline(GAME, LEARNER_CONFIG, CONFIG, str(directory),
                             lambda: pool, evaluator=None,
                             engine_options=learners.ENGINE_OPTIONS)
-  while len(pipeline.log) < rounds:
-    pipeline.step()
+  list(pipeline.run(max_rounds=rounds))
   return pipeline
 
 

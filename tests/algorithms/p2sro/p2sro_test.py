@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
+from open_spiel_ext.algorithms import normal_form_psro
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import opponents
@@ -65,8 +66,7 @@ def _pipeline(directory, make_executor, method="p2sro", fork_from=None,
 
 def _run(pipeline, rounds):
   with pipeline:
-    while len(pipeline.log) < rounds:
-      pipeline.step()
+    list(pipeline.run(max_rounds=rounds))
   return pipeline
 
 
@@ -143,6 +143,13 @@ def test_a_restarted_run_resumes_and_ends_as_if_never_stopped(
           if a.checkpoint is not None}
   twins = {os.path.basename(p2sro.portable_path(name)) for name in kept}
   assert set(os.listdir(tmp_path / "learners")) == kept | twins  # No older.
+
+
+def test_run_stops_at_a_limit_and_needs_one(reference):
+  assert not list(reference.run(max_rounds=REFERENCE_ROUNDS))
+  assert not list(reference.run(max_env_steps=1))
+  with pytest.raises(ValueError, match="needs a limit"):
+    next(reference.run())
 
 
 def test_a_fork_continues_the_run_it_starts_from(reference, pool, tmp_path):
@@ -352,7 +359,7 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
                             plateau_gain=10.0), 3)
   assert [r.fixed for r in pipeline.log] == [1, 2, 2]
   nash = pipeline.config.solve(pipeline.population.payoffs)
-  support = np.flatnonzero(nash > p2sro.normal_form_psro.SUPPORT_THRESHOLD)
+  support = np.flatnonzero(nash > normal_form_psro.SUPPORT_THRESHOLD)
   assert len(pipeline.log[2].mean_returns) == len(support)
   for active, member in zip(pipeline.active, support):
     beaten, weights = active.opponents
@@ -360,7 +367,7 @@ def test_rectified_starts_a_learner_per_member_of_the_nash_support(
 
 
 def _learner_state(path):
-  record = p2sro._trainer(str(KUHN), DQN, CONFIG.num_envs).record  # pylint: disable=protected-access
+  record = p2sro.trainer_for(str(KUHN), DQN, CONFIG.num_envs).record
   return checkpoints.restore(path, record).tree.learner
 
 
@@ -376,6 +383,11 @@ def test_a_warm_started_learner_continues_from_the_fixed_ones_state(
   assert int(source.env_steps) == CONFIG.min_steps
   assert int(continued.env_steps) == CONFIG.min_steps + CONFIG.chunk_steps
   assert not os.path.exists(successor.warm_from)  # Kept only until used.
+  # Resumed, it goes on from its own carry (not over: its source is gone).
+  (resumed,) = _pipeline(tmp_path, lambda: pool, method="psro",
+                         plateau_gain=10.0, warm_start=True).active
+  assert (resumed.checkpoint, resumed.steps) == (successor.checkpoint,
+                                                 successor.steps)
 
 
 def test_a_new_learner_starts_afresh_without_warm_start(pool, tmp_path):

@@ -31,8 +31,7 @@ ROUNDS = 2
 def _run(directory, make_executor):
   pipeline = p2sro.Pipeline(KUHN, DQN, CONFIG, str(directory), make_executor)
   with pipeline:
-    while len(pipeline.log) < ROUNDS:
-      pipeline.step()
+    list(pipeline.run(max_rounds=ROUNDS))
   return pipeline
 
 
