@@ -24,7 +24,32 @@ from open_spiel_ext.algorithms.tree import policies
 from open_spiel_ext.algorithms.tree import sweeps as sweeps_lib
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
+class Config:
+  """PSRO's settings.
+
+  Attributes:
+    meta_solver: one of meta_solvers.META_SOLVERS.
+    payoff_samples: games sampled per meta-game entry; None for exact
+      payoffs.
+    seed: seeds the sampling of payoffs.
+  """
+  meta_solver: str = "lp"
+  payoff_samples: Optional[int] = None
+  seed: int = 0
+
+  def validate(self) -> None:
+    """Raises ValueError naming the first bad setting."""
+    if self.meta_solver not in meta_solvers.META_SOLVERS:
+      raise ValueError(f"meta_solver must be one of "
+                       f"{sorted(meta_solvers.META_SOLVERS)}, got "
+                       f"meta_solver={self.meta_solver!r}")
+    if self.payoff_samples is not None and self.payoff_samples < 1:
+      raise ValueError(f"payoff_samples must be >= 1 or None, got "
+                       f"payoff_samples={self.payoff_samples}")
+
+
+@dataclasses.dataclass(frozen=True)
 class LogEntry:
   """What one PSRO iteration did, and where it left the meta-NE."""
   iteration: int
@@ -61,33 +86,23 @@ class PSRO:
   """Tabular PSRO / double oracle (see the module docstring)."""
 
   def __init__(self, tree_sweeps: sweeps_lib.TreeSweeps,
-               meta_solver: str = "lp",
-               payoff_samples: Optional[int] = None, seed: int = 0,
+               config: Optional[Config] = None,
                start_time: Optional[float] = None):
     """Starts from each player's best response to uniform play.
 
     Args:
-      tree_sweeps: the game's tree.
-      meta_solver: one of meta_solvers.META_SOLVERS.
-      payoff_samples: games sampled per meta-game entry; None for exact
-        payoffs.
-      seed: seeds the sampling of payoffs.
+      tree_sweeps: the game's tree (`sweeps.for_game`).
+      config: PSRO's settings; default `Config()` (the LP, exact payoffs).
       start_time: `time.time()` at which the run started, for the log.
     """
     sweeps_lib.check_is_sweeps(tree_sweeps, "PSRO")
-    if meta_solver not in meta_solvers.META_SOLVERS:
-      raise ValueError(f"meta_solver must be one of "
-                       f"{sorted(meta_solvers.META_SOLVERS)}, got "
-                       f"meta_solver={meta_solver!r}")
-    if payoff_samples is not None and payoff_samples < 1:
-      raise ValueError(f"payoff_samples must be >= 1 or None, got "
-                       f"payoff_samples={payoff_samples}")
+    self.config = config or Config()
+    self.config.validate()
     self._start = time.time() if start_time is None else start_time
     self.sweeps = tree_sweeps
     self.tree = tree_sweeps.tree
-    self._solve_meta = meta_solvers.META_SOLVERS[meta_solver]
-    self._payoff_samples = payoff_samples
-    self._rng = np.random.RandomState(seed)
+    self._solve_meta = meta_solvers.META_SOLVERS[self.config.meta_solver]
+    self._rng = np.random.RandomState(self.config.seed)
     self.histories_visited = 0
     self.iteration = 0
     uniform = policies.uniform(self.tree.legal)
@@ -110,15 +125,15 @@ class PSRO:
     """[rows, columns] payoffs to player 0 of pure policy pairs."""
     joints = np.array([self._joint(row, column) for row in rows
                        for column in columns])
-    if self._payoff_samples is None:
+    if self.config.payoff_samples is None:
       self.histories_visited += len(joints) * self.tree.num_nodes
       values = self.sweeps.expected_values(joints)
     else:
-      self.histories_visited += (len(joints) * self._payoff_samples *
+      self.histories_visited += (len(joints) * self.config.payoff_samples *
                                  self.tree.num_levels)
       values = np.array([
           game_tree_lib.sample_utilities(self.tree, joint,
-                                         self._payoff_samples, self._rng).mean()
+                                         self.config.payoff_samples, self._rng).mean()
           for joint in joints
       ])
     return values.reshape(len(rows), len(columns))

@@ -15,9 +15,10 @@ and a tree of public stages with the reward of every joint action given the
 private states. A move the other player does not observe (Trade Comm's trade
 offers) merges with that player's reply into one simultaneous stage, allowed
 where the reply ends the game. A game too large to walk registers a builder
-from its rules instead (`register_rules`): Trade Comm does, since its
+from its rules instead (`register_rules`, filled from above:
+`open_spiel_ext/experiments/pub_mdp_rules.py` registers Trade Comm's, whose
 12-item version has 430 million histories; tests check it against the walk
-on small item counts.
+on small item counts).
 
 The vectorised functions below evaluate K prescriptions at once: expected
 immediate rewards, the probability of each public outcome, and the next reach
@@ -425,50 +426,6 @@ class _Walker:
     return self.table_index[key]
 
 
-def trade_comm(num_items: int) -> PubMdp:
-  """Trade Comm's PuB-MDP from its rules (OpenSpiel's `trade_comm`).
-
-  Each player is dealt one of `num_items` items uniformly; player 0 then
-  player 1 utter one of `num_items` words in public; then each offers a trade
-  (give, get), action `num_items + give * num_items + get`, player 1 not
-  seeing player 0's offer. Both get 1 if the offers swap the two items held.
-  """
-  if num_items < 1:
-    raise ValueError(f"num_items must be >= 1, got {num_items}")
-  game = pyspiel.load_game("trade_comm", {"num_items": num_items})
-  n = num_items
-  utterances = np.arange(n)
-  trades = n + np.arange(n * n)
-  silent = np.array([NO_ACTION])
-  table = np.zeros((n, n, n * n, n * n), np.float32)
-  for x0, x1 in itertools.product(range(n), repeat=2):
-    table[x0, x1, x0 * n + x1, x1 * n + x0] = 1
-  stages = [Stage((0,), (utterances, silent),
-                  1 + np.arange(n)[:, None], 1, ())]
-  for u0 in range(n):
-    stages.append(Stage((1,), (silent, utterances),
-                        1 + n + u0 * n + np.arange(n)[None, :], 2, (u0,)))
-  for u0, u1 in itertools.product(range(n), repeat=2):
-    stages.append(Stage((0, 1), (trades, trades),
-                        np.full((n * n, n * n), -1), 0, (u0, u1)))
-  return PubMdp(
-      game=game,
-      private_names=(
-          tuple(_dealt(game, x * n).information_state_string(0)
-                for x in range(n)),
-          tuple(_dealt(game, x).information_state_string(1)
-                for x in range(n))),
-      prior=np.full((n, n), 1 / n**2, np.float32),
-      stages=tuple(stages),
-      reward_tables=(table, np.zeros((n, n, n, 1), np.float32),
-                     np.zeros((n, n, 1, n), np.float32)),
-      feature_actions=(tuple(range(n)), tuple(range(n))))
-
-
-register_rules("trade_comm",
-               lambda game: trade_comm(game.get_parameters()["num_items"]))
-
-
 @dataclasses.dataclass(frozen=True)
 class BeliefGraph:
   """Every belief deterministic prescriptions reach, with every transition.
@@ -565,12 +522,6 @@ def belief_graph(mdp: PubMdp, max_prescriptions: int = 100_000
         next_belief[b, j, o], probability[b, j, o] = successor, p
   return BeliefGraph(tuple(beliefs), tuple(p for p, _ in transitions), valid,
                      rewards, next_belief, probability)
-
-
-def _dealt(game: pyspiel.Game, deal: int) -> pyspiel.State:
-  state = game.new_initial_state()
-  state.apply_action(deal)
-  return state
 
 
 def evaluate_policy(mdp: PubMdp, policy, belief: Optional[Belief] = None

@@ -37,7 +37,41 @@ _TIE_TOLERANCE = 1e-9
 _MAX_CHECK_GROWTH = 32
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
+class Config:
+  """XDO's settings; the defaults are the XDO thesis's.
+
+  Attributes:
+    inner_solver: "cfr+" or "linear" (linear CFR).
+    epsilon: the initial ε.
+    epsilon_decay: ε's factor per iteration.
+    inner_check_every: inner-solver iterations before the first check of the
+      inner stopping rule in an XDO iteration; the gap doubles after each
+      check that does not stop (checks need full-game best responses, inner
+      iterations on the restricted game are cheap), up to 32 times.
+    max_inner_iterations: the inner solver's limit per XDO iteration.
+  """
+  inner_solver: str = "cfr+"
+  epsilon: float = 0.35
+  epsilon_decay: float = 0.98
+  inner_check_every: int = 10
+  max_inner_iterations: int = 100000
+
+  def validate(self) -> None:
+    """Raises ValueError naming the first bad setting."""
+    if self.inner_solver not in ("cfr+", "linear"):
+      raise ValueError(f"inner_solver must be 'cfr+' or 'linear', got "
+                       f"inner_solver={self.inner_solver!r}")
+    if not 0 < self.epsilon_decay <= 1:
+      raise ValueError(f"epsilon_decay must be in (0, 1], got "
+                       f"epsilon_decay={self.epsilon_decay}")
+    for name in ("inner_check_every", "max_inner_iterations"):
+      if getattr(self, name) < 1:
+        raise ValueError(f"{name} must be >= 1, got "
+                         f"{name}={getattr(self, name)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class LogEntry:
   """What one XDO iteration did, and where it left the meta-NE."""
   iteration: int
@@ -59,45 +93,30 @@ class XDO:
   """Tabular XDO on a TreeSweeps (see the module docstring)."""
 
   def __init__(self, tree_sweeps: sweeps_lib.TreeSweeps,
-               inner_solver: str = "cfr+", epsilon: float = 0.35,
-               epsilon_decay: float = 0.98, inner_check_every: int = 10,
-               max_inner_iterations: int = 100000,
+               config: Optional[Config] = None,
                start_time: Optional[float] = None):
     """Starts XDO from each player's best response to uniform play.
 
     Args:
-      tree_sweeps: the game's tree.
-      inner_solver: "cfr+" or "linear" (linear CFR).
-      epsilon: the initial ε.
-      epsilon_decay: ε's factor per iteration.
-      inner_check_every: inner-solver iterations before the first check of the
-        inner stopping rule in an XDO iteration; the gap doubles after each
-        check that does not stop (checks need full-game best responses, inner
-        iterations on the restricted game are cheap), up to 32 times.
-      max_inner_iterations: the inner solver's limit per XDO iteration.
+      tree_sweeps: the game's tree (`sweeps.for_game`).
+      config: XDO's settings; default the thesis's, `Config()`.
       start_time: `time.time()` at which the run started (e.g. before the tree
         was built), for the wall times in the log; default now.
     """
     sweeps_lib.check_is_sweeps(tree_sweeps, "XDO")
-    if inner_solver not in ("cfr+", "linear"):
-      raise ValueError(f"inner_solver must be 'cfr+' or 'linear', got "
-                       f"inner_solver={inner_solver!r}")
-    if not 0 < epsilon_decay <= 1:
-      raise ValueError(f"epsilon_decay must be in (0, 1], got "
-                       f"epsilon_decay={epsilon_decay}")
+    self.config = config or Config()
+    self.config.validate()
     self._start = time.time() if start_time is None else start_time
     self.sweeps = tree_sweeps
     self.tree = tree_sweeps.tree
-    self.epsilon = epsilon
-    self.epsilon_decay = epsilon_decay
-    self.inner_check_every = inner_check_every
-    self.max_inner_iterations = max_inner_iterations
+    self.epsilon = self.config.epsilon  # Decays as XDO goes.
     self.histories_visited = 0
     self.iteration = 0
     self.mask = np.zeros_like(self.tree.legal)
     # The inner solver's sweeps compile on another core meanwhile.
     compiling = threading.Thread(target=cfr.compile_ahead,
-                                 args=(self.tree, inner_solver), daemon=True)
+                                 args=(self.tree, self.config.inner_solver),
+                                 daemon=True)
     compiling.start()
     uniform = policies.uniform(self.tree.legal)
     for player in (0, 1):
@@ -105,7 +124,8 @@ class XDO:
       self._add(actions, player)
     self._lay_out_sub_trees()
     compiling.join()
-    self.solver = cfr.CFRSolver(self.restricted, inner_solver, self.mask)
+    self.solver = cfr.CFRSolver(self.restricted, self.config.inner_solver,
+                                 self.mask)
 
   def _lay_out_sub_trees(self) -> None:
     """The restricted game's sub-tree, and each best responder's (every
@@ -160,11 +180,11 @@ class XDO:
     """
     restricted_histories = self.restricted.num_histories
     start_iteration = self.solver.iteration
-    chunk = self.inner_check_every
+    first_chunk = chunk = self.config.inner_check_every
     while True:
       self.solver.run(chunk)
       self.histories_visited += 2 * chunk * restricted_histories
-      chunk = min(2 * chunk, _MAX_CHECK_GROWTH * self.inner_check_every)
+      chunk = min(2 * chunk, _MAX_CHECK_GROWTH * first_chunk)
       meta = self.meta_policy()
       restricted_values, _ = self._best_responses([self.restricted] * 2, meta,
                                                   self.mask)
@@ -179,7 +199,8 @@ class XDO:
                  full <= target_exploitability)
       converged = target_exploitability is None and max(gains) <= self.epsilon
       if (reached or converged or
-          self.solver.iteration - start_iteration >= self.max_inner_iterations
+          self.solver.iteration - start_iteration >=
+          self.config.max_inner_iterations
           or (restricted < self.epsilon and
               restricted < full - _TIE_TOLERANCE)):
         break
@@ -204,7 +225,7 @@ class XDO:
         new_actions=new_actions,
         best_response_gains=gains,
         converged=converged)
-    self.epsilon *= self.epsilon_decay
+    self.epsilon *= self.config.epsilon_decay
     return entry
 
   def run(self, target_exploitability: Optional[float] = None,

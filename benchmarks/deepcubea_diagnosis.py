@@ -57,13 +57,14 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.deepcubea import value_error
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
 PARTS = ("scrambles", "model", "training", "supervised")
 RANKING_MARGIN = 0.2  # Over a random move's share of descents.
-# Changes to the shipped model's settings (`puzzles.DEFAULTS`, the flags of
+# Changes to the shipped model's settings (`puzzle_recipes.DAVI_SHIPPED`, the flags of
 # the shipped runs: docs/puzzles.md) that each training variant makes.
 VARIANTS = {
     "shipped": {},
@@ -119,7 +120,8 @@ def base_config() -> davi.Config:
   """The shipped model's settings at --batch_size; for a size that ships
   none (a smaller Lights Out, to see how learning scales with the board),
   those of the puzzle's largest shipped size, at --size."""
-  sizes = [size for puzzle, size in puzzles.SHIPPED if puzzle == _PUZZLE.value]
+  sizes = [size for puzzle, size in puzzle_recipes.DAVI_SHIPPED
+           if puzzle == _PUZZLE.value]
   if not sizes:
     raise ValueError(f"no shipped model of {_PUZZLE.value} to take the "
                      "settings from")

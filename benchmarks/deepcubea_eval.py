@@ -2,7 +2,7 @@
 
 For each model and each (λ, N) setting: % solved, mean solution length,
 the mean optimal length of the same instances and % optimal (from the exact
-solvers of `algorithms/puzzle_solvers/instances.py`: 15-puzzle IDA* with
+solvers of `open_spiel_ext/experiments/puzzle_references/instances.py`: 15-puzzle IDA* with
 pattern databases, the 2×2×2 distance table, Lights Out over GF(2); none
 for the 3×3×3 cube, which gets a classical comparison instead: the mean
 quarter-turn length of Kociemba's two-phase solutions, `kociemba` package of
@@ -35,12 +35,13 @@ import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import puzzles
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
-_NAMES = [puzzles.model_name(*key) for key in puzzles.SHIPPED]
+_NAMES = [puzzles.model_name(*key) for key in puzzle_recipes.DAVI_SHIPPED]
 _MODELS = flags.DEFINE_list("models", _NAMES, "Shipped models evaluated.")
 _COUNT = flags.DEFINE_integer("count", 100, "Test instances per model.")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the test sets.")

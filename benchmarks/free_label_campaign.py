@@ -12,8 +12,8 @@ plotting the solve rates against training minutes (campaign.png). Every
 stage resumes from the run's checkpoint, which --mirror_dir keeps a copy of
 (with the snapshots and records), so the same command goes on where the
 last one stopped, on this machine or a new one. With --ship, a run's last
-stage copies its model into the package as the shipped model
-(`puzzles.SHIPPED_FREE_LABEL`). Run it in the background, pinned to a core:
+stage copies its model into the package as the shipped model (the
+target of the puzzle's recipe, `puzzle_recipes.free_label_config`). Run it in the background, pinned to a core:
 
   nohup taskset -c 0 python benchmarks/free_label_campaign.py \\
       --runs=rubiks_cube:3:distance --minutes=540 --ship \\
@@ -34,8 +34,8 @@ from open_spiel_ext.algorithms.deepcubea import beam
 from open_spiel_ext.algorithms.deepcubea import free_labels
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.nn import weights
-from open_spiel_ext.algorithms.puzzle_solvers import instances
 from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import campaigns
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import mirror
@@ -130,11 +130,12 @@ def ship_if_better(config: free_labels.Config, snapshot_path: str,
   """Copies the snapshot over the shipped model of its puzzle if it solves
   more of the stage's instances than that one (or none ships yet); returns
   what it decided, for the stage's record."""
-  key = (config.puzzle, config.size)
-  if puzzles.SHIPPED_FREE_LABEL.get(key) != config.target:
+  if puzzle_recipes.free_label_config(config.puzzle,
+                                     config.size).target != config.target:
     raise ValueError(f"{_run_name(config)} is not the model shipped for "
                      f"{config.puzzle} size {config.size}")
-  shipped = free_labels.shipped_model_path(*key, must_exist=False)
+  shipped = free_labels.shipped_path(config.puzzle, config.size,
+                                     config.target)
   if os.path.exists(shipped):
     baseline = measure(free_labels.Model.load(shipped), _EVAL_COUNT.value,
                        _EVAL_BEAM.value)

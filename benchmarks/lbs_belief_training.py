@@ -110,7 +110,7 @@ def train_variant(preset: str, blueprint_name: str, name: str,
                            os.path.join(output_dir, name), 10**9,
                            max_seconds=60 * minutes, eval_every=eval_every,
                            eval_games=eval_games)
-  return [entry._asdict() for entry in log]
+  return [dataclasses.asdict(entry) for entry in log]
 
 
 def _timed(function: Callable[..., Any], args: tuple[Any, ...],

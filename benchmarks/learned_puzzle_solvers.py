@@ -55,8 +55,9 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import free_labels
 from open_spiel_ext.algorithms.deepcubea import puzzles
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 
@@ -163,7 +164,7 @@ def _label(kind: str, path: str) -> str:
 
 def _bwas_solver(key: tuple[str, int], path: str) -> Solver:
   model = free_labels.load_model(path)
-  settings = puzzles.defaults(*key)
+  settings = puzzle_recipes.davi_settings(*key)
   batch = _BWAS_BATCH.value or settings.search_batch
   if not isinstance(model, davi.CostToGo):
     kind = f"free-label {model.config.target}"
@@ -257,8 +258,8 @@ def solvers(keys: list[tuple[str, int]]) -> list[Solver]:
     davi_paths = [bwas.shipped_model_path(*key) for key in keys]
   free_paths = _FREE_LABEL_MODELS.value
   if free_paths is None:
-    free_paths = [free_labels.shipped_model_path(*key) for key in keys
-                  if key in puzzles.SHIPPED_FREE_LABEL]
+    free_paths = [path for path in (free_labels.find_shipped(*key)
+                                    for key in keys) if path]
   found = []
   for path in davi_paths:
     with cli.user_input("davi_models"):

@@ -37,7 +37,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import beam
 from open_spiel_ext.algorithms.deepcubea import free_labels
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
 

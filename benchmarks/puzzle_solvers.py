@@ -23,10 +23,10 @@ from absl import app
 from absl import flags
 import numpy as np
 
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import instances
-from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
-from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import instances
+from open_spiel_ext.experiments.puzzle_references import lights_out_gf2
+from open_spiel_ext.experiments.puzzle_references import sliding_solvers
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.utils import cli

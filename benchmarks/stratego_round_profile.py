@@ -47,7 +47,6 @@ import numpy as np
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import population as population_lib
-from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
@@ -95,7 +94,7 @@ def mixture_costs(sizes: Sequence[int]) -> list[dict[str, Any]]:
   config = stratego_recipes.ppo_config()
   trainer = p2sro.trainer_for(
       _GAME.value, config, _NUM_ENVS.value,
-      tuple(sorted(learners.ENGINE_OPTIONS.items())))
+      tuple(sorted(stratego_recipes.ENGINE_OPTIONS.items())))
   carry = trainer.new_carry(0)
   rows = []
   for size in sizes:

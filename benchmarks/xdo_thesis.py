@@ -62,11 +62,6 @@ _MAX_CLONES = flags.DEFINE_integer("max_clones", 3,
                                    "Largest m of m-Clone Leduc.")
 
 
-def _sweeps(game_string: str) -> sweeps.TreeSweeps:
-  return sweeps.TreeSweeps(
-      game_tree.build_tree(pyspiel.load_game(game_string)))
-
-
 def _table(title: str, header: Sequence[str], rows: Sequence[Sequence]):
   print(f"\n== {title}")
   widths = [max(len(str(cell)) for cell in column)
@@ -89,7 +84,7 @@ def _policy_from_callable(tree: game_tree.GameTree,
 def _xdo_log(game_string: str, target: Optional[float], budget: float,
              start: Optional[float] = None) -> list[xdo.LogEntry]:
   start = time.time() if start is None else start
-  solver = xdo.XDO(_sweeps(game_string), start_time=start)
+  solver = xdo.XDO(sweeps.for_game(game_string), start_time=start)
   return list(solver.run(target_exploitability=target, time_limit=budget))
 
 
@@ -114,7 +109,7 @@ def _jax_cfr_curve(game_string: str, target: float, budget: float):
     game = pyspiel.load_game(
         f"cached_tree(game={pyspiel.load_game(game_string)})")
     solver = jax_cfr.JaxCFR(game)
-    tree_sweeps = _sweeps(game_string)
+    tree_sweeps = sweeps.for_game(game_string)
     tree = tree_sweeps.tree
 
     def run(iterations):
@@ -147,11 +142,11 @@ def _time_to(points, target: float) -> str:
 def leduc_section(output_dir: str) -> None:
   """XDO vs PSRO vs XFP on Leduc, per iteration."""
   xdo_log = _xdo_log("leduc_poker", 0.001, _BUDGET.value)
-  psro_solver = psro.PSRO(_sweeps("leduc_poker"))
+  psro_solver = psro.PSRO(sweeps.for_game("leduc_poker"))
   psro_log = list(psro_solver.run(target_exploitability=0.05,
                                   max_iterations=400,
                                   time_limit=_BUDGET.value))
-  tree_sweeps = _sweeps("leduc_poker")
+  tree_sweeps = sweeps.for_game("leduc_poker")
   xfp = fictitious_play.XFPSolver(tree_sweeps.tree.game)
   xfp_curve, start = [], time.time()
   while time.time() - start < _BUDGET.value / 4 and len(xfp_curve) < 300:
@@ -239,7 +234,7 @@ def histories_section(output_dir: str) -> None:
   """Exploitability against histories visited: XDO, CFR+, ES-MCCFR."""
   curves, rows = [], []
   for game_string in ("xdo_clone_leduc(clones=2)", "xdo_oshi_zumo"):
-    tree_sweeps = _sweeps(game_string)
+    tree_sweeps = sweeps.for_game(game_string)
     tree = tree_sweeps.tree
     xdo_log = _xdo_log(game_string, 0.005, _BUDGET.value)
     cfr_points = _cfr_plus_curve(game_string, 0.005, _BUDGET.value)
@@ -278,12 +273,12 @@ def gmp_section(output_dir: str) -> None:
   rows = []
   for k in (2, 8, 32, 128):
     game_string = f"perturbed_k_gmp(actions=3,k={k},seed=0)"
-    tree_sweeps = _sweeps(game_string)
+    tree_sweeps = sweeps.for_game(game_string)
     xdo_log = _xdo_log(game_string, 1e-4, budget)
     cfr_points = _cfr_plus_curve(game_string, 1e-4, budget)
     psro_logs = {
         samples: list(
-            psro.PSRO(tree_sweeps, payoff_samples=samples).run(
+            psro.PSRO(tree_sweeps, psro.Config(payoff_samples=samples)).run(
                 target_exploitability=1e-4, time_limit=budget))
         for samples in (None, 2000)
     }
@@ -314,7 +309,7 @@ def gmp_section(output_dir: str) -> None:
 
 def populations_section(output_dir: str) -> None:
   """Meta-NE of fixed random populations on Leduc: XDO vs PSRO."""
-  tree_sweeps = _sweeps("leduc_poker")
+  tree_sweeps = sweeps.for_game("leduc_poker")
   tree = tree_sweeps.tree
   rng = np.random.RandomState(0)
   rows, sizes, xdo_values, psro_values = [], (2, 5, 10, 20, 100), [], []
@@ -357,10 +352,10 @@ def pure_section(output_dir: str) -> None:
   rows = []
   for game_string in ("rps_choice(games=2)",
                       "clone_gmp(classes=3,clones=3,k=1)"):
-    psro_solver = psro.PSRO(_sweeps(game_string))
+    psro_solver = psro.PSRO(sweeps.for_game(game_string))
     psro_log = list(psro_solver.run(target_exploitability=1e-3,
                                     max_iterations=200))
-    xdo_solver = xdo.XDO(_sweeps(game_string))
+    xdo_solver = xdo.XDO(sweeps.for_game(game_string))
     xdo_log = list(xdo_solver.run(target_exploitability=1e-3,
                                   max_iterations=200))
     tree = xdo_solver.tree

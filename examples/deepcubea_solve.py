@@ -41,7 +41,8 @@ from open_spiel_ext.algorithms.deepcubea import bwas
 from open_spiel_ext.algorithms.deepcubea import free_labels
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import cli
 
 SEARCHES = ("bwas", "beam", "greedy")
@@ -131,7 +132,8 @@ def _model(puzzle_name: str, size: int, search: str):
 def _bwas(model, start):
   """BWAS with the flags' settings and progress lines."""
   with cli.user_input("size"):
-    settings = puzzles.defaults(model.config.puzzle, model.config.size)
+    settings = puzzle_recipes.davi_settings(model.config.puzzle,
+                                            model.config.size)
   weight = settings.weight if _WEIGHT.value is None else _WEIGHT.value
   batch = settings.search_batch if _BATCH.value is None else _BATCH.value
   memory_limit = (int(_MAX_MEMORY.value * 2**30) if _MAX_MEMORY.value else

@@ -20,6 +20,7 @@ from absl import flags
 
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import puzzles
+from open_spiel_ext.experiments import puzzle_recipes
 from open_spiel_ext.utils import cli
 
 _PUZZLE = flags.DEFINE_enum("puzzle", "sliding_puzzle", puzzles.PUZZLES,
@@ -107,7 +108,7 @@ def main(argv: Sequence[str]) -> None:
   if len(argv) > 1:
     raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
   with cli.user_input("size"):
-    shipped = puzzles.defaults(_PUZZLE.value, _SIZE.value)
+    shipped = puzzle_recipes.davi_settings(_PUZZLE.value, _SIZE.value)
   with cli.user_input("hidden_sizes"):
     hidden_sizes = (tuple(int(h) for h in _HIDDEN_SIZES.value)
                     if _HIDDEN_SIZES.value else shipped.hidden_sizes)

@@ -100,12 +100,9 @@ def main(argv: Sequence[str]) -> None:
   run = _run(game)
   if run.log:
     print(f"resuming after iteration {run.log[-1].iteration}")
-  for entry in run.log:
-    print(_describe(entry))
   output_dir = _OUTPUT_DIR.value
-  while len(run.log) < _ITERATIONS.value:
-    print(_describe(run.step()), flush=True)
-    reporting.write_log(run.log, os.path.join(output_dir, "metrics.jsonl"))
+  list(reporting.follow(run.run(max_iterations=_ITERATIONS.value), output_dir,
+                        _describe, resumed=list(run.log)))
   name = "NXDO-VA" if _VARIANT.value == "nxdo_va" else "NXDO"
   log = run.log
   reporting.plot_curves(

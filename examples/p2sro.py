@@ -38,7 +38,6 @@ from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms import psro
 from open_spiel_ext.algorithms.rl import best_response
-from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.experiments import evaluators
 from open_spiel_ext.experiments import learner_configs
@@ -121,19 +120,12 @@ def _learned(game: pyspiel.Game) -> None:
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator)
   with pipeline:
-    for entry in pipeline.log:
-      print(_describe(entry))
-    metrics = reporting.JsonLinesWriter(
-        os.path.join(output_dir, "metrics.jsonl"))
-    for entry in pipeline.log:  # A resumed run's earlier rounds.
-      metrics.write(reporting.as_record(entry))
-    for entry in pipeline.run(max_env_steps=_ENV_STEPS.value):
-      metrics.write(reporting.as_record(entry))
-      print(_describe(entry), flush=True)
+    for entry in reporting.follow(
+        pipeline.run(max_env_steps=_ENV_STEPS.value), output_dir, _describe,
+        resumed=list(pipeline.log)):
       for member in range(entry.fixed - entry.added, entry.fixed):
         print(f"  fixed policy {member}; payoff table "
               f"{entry.fixed}x{entry.fixed}", flush=True)
-    metrics.close()
     log = pipeline.log
     wrote = "metrics.jsonl, p2sro.png, population/"
     if evaluator == best_response.EXACT:
@@ -159,17 +151,17 @@ def _exact(game: pyspiel.Game) -> None:
         f"oracle; exact oracles run {', '.join(EXACT_METHODS)} (which then "
         "fix the same policies)")
   with cli.user_input("game"):
-    game_tree.check_game(game)
-    tree = game_tree.build_tree(game)
-  solver = psro.PSRO(sweeps.TreeSweeps(tree), meta_solver=_META_SOLVER.value,
-                     seed=_SEED.value, start_time=time.time())
-  log = reporting.follow(
+    tree_sweeps = sweeps.for_game(game)
+  solver = psro.PSRO(tree_sweeps, psro.Config(meta_solver=_META_SOLVER.value,
+                                             seed=_SEED.value),
+                     start_time=time.time())
+  log = list(reporting.follow(
       solver.run(target_exploitability=0.0,
                  max_iterations=_EXACT_ITERATIONS.value),
       _OUTPUT_DIR.value,
       lambda entry: (f"iteration {entry.iteration:4d}  {entry.wall_time:7.2f}"
                      f" s  population {entry.population_sizes}  "
-                     f"exploitability {entry.exploitability:.5f}"))
+                     f"exploitability {entry.exploitability:.5f}")))
   reporting.finish(log, _OUTPUT_DIR.value, "p2sro",
                    f"PSRO with exact oracles on {game}",
                    solver.tabular_policy())

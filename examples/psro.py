@@ -17,7 +17,6 @@ from absl import flags
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import psro
-from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 from open_spiel_ext.utils import cli
 from open_spiel_ext.utils import reporting
@@ -51,20 +50,19 @@ def main(argv: Sequence[str]) -> None:
   start = time.time()
   game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input("game"):
-    game_tree.check_game(game)
+    tree_sweeps = sweeps.for_game(game)
   solver = psro.PSRO(
-      sweeps.TreeSweeps(game_tree.build_tree(game)),
-      meta_solver=_META_SOLVER.value,
-      payoff_samples=_PAYOFF_SAMPLES.value or None, seed=_SEED.value,
-      start_time=start)
-  log = reporting.follow(
+      tree_sweeps, psro.Config(meta_solver=_META_SOLVER.value,
+                               payoff_samples=_PAYOFF_SAMPLES.value or None,
+                               seed=_SEED.value), start_time=start)
+  log = list(reporting.follow(
       solver.run(target_exploitability=_TARGET.value,
                  max_iterations=_MAX_ITERATIONS.value,
                  time_limit=_TIME_LIMIT.value), _OUTPUT_DIR.value,
       lambda entry: (
           f"iter {entry.iteration:3d}  {entry.wall_time:7.2f} s  "
           f"exploitability {entry.exploitability:.5f}  population "
-          f"{entry.population_sizes}  visited {entry.histories_visited:,}"))
+          f"{entry.population_sizes}  visited {entry.histories_visited:,}")))
   reporting.finish(log, _OUTPUT_DIR.value, "psro",
                    f"PSRO ({_META_SOLVER.value}) on {game}",
                    solver.tabular_policy())

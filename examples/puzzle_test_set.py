@@ -5,7 +5,7 @@
 
 Each instance's `state` loads as `pyspiel.load_game("<puzzle>(size=..,
 state=..)")`; `optimal_length` and `solution` come from the exact solvers
-(`algorithms/puzzle_solvers/instances.py` says which), or are null where no
+(`open_spiel_ext/experiments/puzzle_references/instances.py` says which), or are null where no
 exact solver is within reach (3×3×3 cube, sliding puzzles above 15).
 Instances are saved beside the output as they are solved (`<output>.progress`),
 so an interrupted run goes on from there with the same command.
@@ -19,7 +19,7 @@ from typing import Sequence
 from absl import app
 from absl import flags
 
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments.puzzle_references import instances
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import cli
 

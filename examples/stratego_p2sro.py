@@ -8,7 +8,7 @@ The settings are `experiments/stratego_recipes.py`'s for --device (cpu or
 gpu); the flags change them. Learners are PPO with the Stratego network ("stratego_conv",
 `algorithms/stratego/network.py`), one network for both seats in their own
 frame, placing their pieces as actions, with material shaping that sums to 0
-over a game (`algorithms/stratego/learners.py`); P2SRO
+over a game (the recipe's `ENGINE_OPTIONS`); P2SRO
 (`algorithms/p2sro/`, symmetric) runs them on the executors and fills the
 payoff table from sampled games. Each round prints the learners' mean
 returns; each fixed policy prints its payoff against the meta-Nash it was
@@ -49,7 +49,6 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
-from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games import batched
 from open_spiel_ext.games.stratego import env as env_lib
@@ -225,7 +224,7 @@ def _check_memory(game: pyspiel.Game, learner_config: ppo.Config,
                   config: p2sro.Config, env: env_lib.StrategoEnv) -> None:
   """Refuses sizes whose learners, payoff entries or bot matches cannot fit
   (`cli.check_memory`)."""
-  options = learners.ENGINE_OPTIONS
+  options = stratego_recipes.ENGINE_OPTIONS
   cli.check_memory(p2sro.carry_bytes(game, learner_config, config, options),
                    ["num_envs"], on_device=True)
   cli.check_memory(p2sro.entry_bytes(game, learner_config, config, options),
@@ -258,17 +257,13 @@ def main(argv: Sequence[str]) -> None:
     _check_memory(game, learner_config, config, env)
     pipeline = p2sro.Pipeline(game, learner_config, config, directory,
                               cli.executor_from_flags, evaluator=None,
-                              engine_options=learners.ENGINE_OPTIONS,
+                              engine_options=stratego_recipes.ENGINE_OPTIONS,
                               fork_from=_FORK_FROM.value,
                               make_anchor=bots.bot)
   evaluations = [r for r in reporting.read_json_lines(bots_path)
                  if r["population"] <= len(pipeline.population)]
   with pipeline:
-    metrics = reporting.JsonLinesWriter(
-        os.path.join(output_dir, "metrics.jsonl"))
-    for entry in pipeline.log:  # A resumed run's earlier rounds.
-      print(_describe(entry))
-      metrics.write(reporting.as_record(entry))
+    resumed = list(pipeline.log)
     bot_writer = reporting.JsonLinesWriter(bots_path)
     for record in evaluations:
       bot_writer.write(record)
@@ -289,10 +284,10 @@ def main(argv: Sequence[str]) -> None:
         not evaluations or
         evaluations[-1]["population"] < len(pipeline.population)):
       measure(pipeline.log[-1])  # Interrupted before it was measured.
-    for entry in pipeline.run(max_episodes=_MAX_EPISODES.value,
-                              time_limit=60 * _MAX_MINUTES.value):
-      metrics.write(reporting.as_record(entry))
-      print(_describe(entry), flush=True)
+    for entry in reporting.follow(
+        pipeline.run(max_episodes=_MAX_EPISODES.value,
+                     time_limit=60 * _MAX_MINUTES.value), output_dir,
+        _describe, resumed):
       if entry.added:
         payoff = p2sro.best_response_payoffs(pipeline.population.payoffs,
                                              config)[-1]
@@ -301,7 +296,6 @@ def main(argv: Sequence[str]) -> None:
         measure(entry)
       if _MIRROR_DIR.value:
         _mirror(pipeline, output_dir, _MIRROR_DIR.value)
-    metrics.close()
     bot_writer.close()
     _plot(pipeline.log, evaluations, config, pipeline.population.payoffs,
           output_dir)

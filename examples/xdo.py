@@ -53,18 +53,18 @@ def main(argv: Sequence[str]) -> None:
   start = time.time()
   game = cli.parse_flag("game", _GAME.value, open_spiel_ext.load_game)
   with cli.user_input("game"):
-    game_tree.check_game(game)
-  tree = game_tree.build_tree(game)
-  sizes = game_tree.tree_sizes(tree)
+    tree_sweeps = sweeps.for_game(game)
+  sizes = game_tree.tree_sizes(tree_sweeps.tree)
   print(f"{game}: {sizes['histories']:,} histories, "
         f"{sizes['information_states']:,} information states; tree built in "
         f"{time.time() - start:.2f} s")
   with reporting.counting_compilations() as compilations:
     solver = xdo.XDO(
-        sweeps.TreeSweeps(tree), inner_solver=_INNER_SOLVER.value,
-        epsilon=_EPSILON.value, epsilon_decay=_EPSILON_DECAY.value,
-        inner_check_every=_INNER_CHECK_EVERY.value, start_time=start)
-    log = reporting.follow(
+        tree_sweeps, xdo.Config(
+            inner_solver=_INNER_SOLVER.value, epsilon=_EPSILON.value,
+            epsilon_decay=_EPSILON_DECAY.value,
+            inner_check_every=_INNER_CHECK_EVERY.value), start_time=start)
+    log = list(reporting.follow(
         solver.run(target_exploitability=_TARGET.value or None,
                    max_iterations=_MAX_ITERATIONS.value,
                    time_limit=_TIME_LIMIT.value), _OUTPUT_DIR.value,
@@ -74,7 +74,7 @@ def main(argv: Sequence[str]) -> None:
             f"{entry.restricted_exploitability:.5f}  restricted game "
             f"{entry.restricted_histories:,} histories  visited "
             f"{entry.histories_visited:,}  inner {entry.inner_iterations}  "
-            f"+{entry.new_actions} actions"))
+            f"+{entry.new_actions} actions")))
   print(f"JAX compiled {compilations.count} times in "
         f"{compilations.seconds:.2f} s of that")
   reporting.finish(log, _OUTPUT_DIR.value, "xdo", f"XDO on {game}",

@@ -4,7 +4,10 @@
 interrupted save leaves the previous checkpoint intact. `restore` refuses a
 checkpoint made with another configuration, naming the settings that
 differ, so that a rerun of the same command resumes its own run and no
-other. Arrays come back as JAX arrays on the default device.
+other. Arrays come back as JAX arrays on the default device. A record
+class that was a NamedTuple in older checkpoints and is a frozen dataclass
+now (the log entries, issue 72) says so with `reads_former_tuples`, and
+those checkpoints still load.
 
 `train_until` is the loop of the budgeted trainers (DAVI, the free-label
 puzzle trainers): steps until an iteration count or a time budget, a
@@ -22,6 +25,7 @@ exits with 128 + the signal's number (130, 143, 129).
 
 import contextlib
 import dataclasses
+import functools
 import os
 import pickle
 import signal
@@ -66,6 +70,48 @@ def save(path: str, tree: Any, config: Any, key: Optional[jax.Array] = None,
   os.replace(partial, path)
 
 
+# (module, name) a class was pickled under when it was a NamedTuple -> the
+# dataclass it is now.
+_FORMER_TUPLES: dict[tuple[str, str], type] = {}
+
+
+def reads_former_tuples(*former_paths: str) -> Callable[[type], type]:
+  """Class decorator: checkpoints that pickled the class as a NamedTuple
+  (under its own path or a former one, `module.Name`) load it as the
+  dataclass it now is, its fields in the same order."""
+
+  def register(cls: type) -> type:
+    for path in (f"{cls.__module__}.{cls.__qualname__}",) + former_paths:
+      module, name = path.rsplit(".", 1)
+      _FORMER_TUPLES[(module, name)] = cls
+    return cls
+
+  return register
+
+
+@functools.lru_cache(maxsize=None)
+def _tuple_reader(cls: type) -> type:
+  """What a pickle builds `cls` with: a NamedTuple's values positionally,
+  a dataclass's fields (no values, then its state) as pickle always does."""
+
+  class Reader:
+
+    def __new__(cls_, *values):  # pylint: disable=bad-classmethod-argument
+      del cls_
+      return cls(*values) if values else object.__new__(cls)
+
+  return Reader
+
+
+class _Unpickler(pickle.Unpickler):
+
+  def find_class(self, module: str, name: str) -> Any:
+    former = _FORMER_TUPLES.get((module, name))
+    if former is not None:
+      return _tuple_reader(former)
+    return super().find_class(module, name)
+
+
 class CheckpointError(ValueError):
   """A checkpoint that cannot be resumed: unreadable, or another run's. Its
   message names the file; `cli.run` prints it as a one-line error."""
@@ -79,7 +125,7 @@ def _read(path: str) -> dict[str, Any]:
   """
   try:
     with open(path, "rb") as f:
-      payload = pickle.load(f)
+      payload = _Unpickler(f).load()
   except (pickle.UnpicklingError, EOFError, AttributeError, ImportError,
           IndexError, TypeError, ValueError, MemoryError) as error:
     raise CheckpointError(

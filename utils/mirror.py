@@ -12,6 +12,14 @@ import shutil
 from typing import Sequence
 
 
+def copy_file(source: str, destination: str) -> None:
+  """Copies `source` to `destination`, replacing it whole: written beside
+  it, then renamed into place."""
+  partial = destination + ".partial"
+  shutil.copyfile(source, partial)
+  os.replace(partial, destination)
+
+
 def copy_files(source_dir: str, mirror_dir: str,
                names: Sequence[str]) -> None:
   """Copies each file `names` of `source_dir` that exists into
@@ -20,9 +28,7 @@ def copy_files(source_dir: str, mirror_dir: str,
   for name in names:
     source = os.path.join(source_dir, name)
     if os.path.exists(source):
-      partial = os.path.join(mirror_dir, name + ".partial")
-      shutil.copyfile(source, partial)
-      os.replace(partial, os.path.join(mirror_dir, name))
+      copy_file(source, os.path.join(mirror_dir, name))
 
 
 def resume_from(mirror_dir: str, output_dir: str, marker: str) -> bool:

@@ -194,16 +194,23 @@ def _check_distribution(path: str, key: str,
 
 
 def follow(entries: Iterable[Any], output_dir: str,
-           describe: Callable[[Any], str]) -> list[Any]:
-  """Prints and records (metrics.jsonl) each iteration's log entry."""
+           describe: Callable[[Any], str],
+           resumed: Sequence[Any] = ()) -> Iterator[Any]:
+  """Prints and records (output_dir/metrics.jsonl) a run's log entries: a
+  resumed run's saved ones first (`resumed`, printed and recorded only),
+  then each of `entries` as it comes, yielded so that the caller can act on
+  it (`list(follow(...))` just follows)."""
   metrics = JsonLinesWriter(os.path.join(output_dir, "metrics.jsonl"))
-  log = []
-  for entry in entries:
-    log.append(entry)
-    metrics.write(as_record(entry))
-    print(describe(entry), flush=True)
-  metrics.close()
-  return log
+  try:
+    for entry in resumed:
+      metrics.write(as_record(entry))
+      print(describe(entry))
+    for entry in entries:
+      metrics.write(as_record(entry))
+      print(describe(entry), flush=True)
+      yield entry
+  finally:
+    metrics.close()
 
 
 def finish(log: Sequence[Any], output_dir: str, name: str, title: str,

@@ -29,7 +29,7 @@ import pyspiel
 
 from open_spiel_ext.algorithms.deepcubea import free_labels
 from open_spiel_ext.algorithms.deepcubea import puzzles
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.games.puzzles import single_player
 
 SOLVED = "solved"
 DEPTH_LIMIT = "depth limit reached"
@@ -259,7 +259,7 @@ def _replayed(model: free_labels.Model, start: np.ndarray,
               actions: list[int]) -> list[int]:
   """`actions`, after checking in the pyspiel game that they take `start`
   to the goal (RuntimeError if not: a bug, never a result)."""
-  puzzle = instances.make_puzzle(model.config.puzzle, model.config.size)
+  puzzle = single_player.rules(model.config.puzzle, model.config.size)
   state = pyspiel.load_game(model.config.puzzle, {
       "size": model.config.size, "state": puzzle.to_string(start),
       "max_length": max(len(actions), 1)}).new_initial_state()

@@ -8,7 +8,7 @@ f = λ·g + h, a closed set that reopens nodes reached by a cheaper path.
 package (`algorithms/deepcubea/models/`).
 """
 
-import importlib.resources
+import os
 from typing import Callable, Optional
 
 import numpy as np
@@ -20,14 +20,13 @@ from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
 
 def shipped_model_path(puzzle: str, size: int) -> str:
   """The packaged model file of a puzzle; ValueError if none ships."""
-  if (puzzle, size) not in puzzles.SHIPPED:
+  path = puzzles.shipped_path(puzzles.model_name(puzzle, size))
+  if not os.path.exists(path):
     raise ValueError(
         f"no shipped model for puzzle={puzzle!r} size={size}; shipped: "
-        f"{[puzzles.model_name(*key) for key in puzzles.SHIPPED]}. Train one "
-        "with examples/deepcubea_train.py and pass its model.npz")
-  return str(importlib.resources.files(
-      "open_spiel_ext.algorithms.deepcubea").joinpath(
-          "models", puzzles.model_name(puzzle, size) + ".npz"))
+        f"{puzzles.shipped_stems()}. Train one with "
+        "examples/deepcubea_train.py and pass its model.npz")
+  return path
 
 
 def shipped_model(puzzle: str, size: int) -> davi.CostToGo:

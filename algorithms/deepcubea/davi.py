@@ -24,7 +24,6 @@ network as a model file that `CostToGo.load` reads.
 import dataclasses
 import math
 import os
-import shutil
 from typing import Any, Callable, Optional
 
 import haiku as hk
@@ -59,7 +58,8 @@ class Config:
   """What determines a training run's results.
 
   Attributes:
-    puzzle: "sliding_puzzle", "rubiks_cube" or "lights_out".
+    puzzle: the game's short name, one of `puzzles.PUZZLES` (the
+      puzzles with a batched engine by size).
     size: the puzzle's size parameter.
     max_scramble: K, training states are 1..K reverse moves from the goal.
     batch_size: states per iteration.
@@ -79,8 +79,8 @@ class Config:
       moves; on Lights Out K presses then lie exactly K from the goal).
     seed: the run's random seed.
   """
-  puzzle: str = "sliding_puzzle"
-  size: int = 4
+  puzzle: str
+  size: int
   max_scramble: int = 500
   batch_size: int = 10000
   hidden_sizes: tuple[int, ...] = (1000, 300)
@@ -412,7 +412,7 @@ class RunConfig:
 
 
 @dataclasses.dataclass
-class LogEntry:
+class Progress:
   """Where a run stands (what `train` returns); saved with the checkpoint.
 
   Attributes:
@@ -434,7 +434,7 @@ class LogEntry:
 
 def save_checkpoint(path: str, config: Config,
                     train_state: training.TrainState,
-                    progress: LogEntry) -> None:
+                    progress: Progress) -> None:
   """Writes everything a run needs to resume, atomically."""
   checkpoints.save(path, train_state, config, key=Davi(config).keys()[1],
                    step=progress.iteration,
@@ -442,10 +442,10 @@ def save_checkpoint(path: str, config: Config,
 
 
 def load_checkpoint(path: str, config: Config
-                   ) -> tuple[training.TrainState, LogEntry]:
+                   ) -> tuple[training.TrainState, Progress]:
   """A run's saved state; refuses one made with another configuration."""
   saved = checkpoints.restore(path, config)
-  return saved.tree, LogEntry(**saved.extra["progress"])
+  return saved.tree, Progress(**saved.extra["progress"])
 
 
 def export_model(path: str, config: Config,
@@ -489,7 +489,7 @@ class CostToGo:
 
 def train(config: Config, run_config: RunConfig,
           log: Callable[[str], None] = print
-         ) -> tuple[training.TrainState, LogEntry]:
+         ) -> tuple[training.TrainState, Progress]:
   """Runs (or resumes) DAVI until `run_config.iterations` or its time limit."""
   # Imported here: reporting pulls in matplotlib.
   from open_spiel_ext.utils import reporting  # pylint: disable=g-import-not-at-top
@@ -506,10 +506,10 @@ def train(config: Config, run_config: RunConfig,
         f"iteration {progress.iteration} (Adam afresh)")
   elif run_config.init_model:
     train_state = davi.from_model(run_config.init_model)
-    progress = LogEntry(**_started_from(run_config.init_model))
+    progress = Progress(**_started_from(run_config.init_model))
     log(f"started from the network in {run_config.init_model}")
   else:
-    train_state, progress = davi.init(), LogEntry()
+    train_state, progress = davi.init(), Progress()
   metrics_path = os.path.join(run_config.output_dir, METRICS)
   metrics = reporting.resumed_metrics(metrics_path, progress.iteration)
   _, train_key, eval_key = davi.keys()
@@ -566,7 +566,7 @@ def train(config: Config, run_config: RunConfig,
 
 
 def _started_from(path: str) -> dict[str, Any]:
-  """The LogEntry fields that name the model a run starts from: its file
+  """The Progress fields that name the model a run starts from: its file
   name and the training seconds behind it (its own start's included)."""
   info = weights.load_with_state(path, (MODEL_KIND, FREE_LABEL_MODEL_KIND))[2]
   return {"started_from": os.path.basename(path),
@@ -575,15 +575,13 @@ def _started_from(path: str) -> dict[str, Any]:
 
 
 def _from_mirror(davi: Davi, path: str, run_config: RunConfig
-                ) -> tuple[training.TrainState, LogEntry]:
+                ) -> tuple[training.TrainState, Progress]:
   """The model mirrored at `path` as a run's start (Adam afresh), its
   progress from the model's info, its metrics copied into the run's
   folder."""
   info = CostToGo.load(path).info
-  metrics = os.path.join(run_config.mirror_dir, METRICS)
-  if os.path.exists(metrics):
-    shutil.copyfile(metrics, os.path.join(run_config.output_dir, METRICS))
-  return davi.from_model(path), LogEntry(
+  mirror.copy_files(run_config.mirror_dir, run_config.output_dir, (METRICS,))
+  return davi.from_model(path), Progress(
       iteration=info["iterations"], target_updates=info["target_updates"],
       seconds=info["training_seconds"],
       started_from=info.get("started_from", ""),
@@ -591,7 +589,7 @@ def _from_mirror(davi: Davi, path: str, run_config: RunConfig
 
 
 def _export(config: Config, train_state: training.TrainState,
-            progress: LogEntry, run_config: RunConfig) -> None:
+            progress: Progress, run_config: RunConfig) -> None:
   """Writes the model and the training plot into the run's folder."""
   info = {"iterations": progress.iteration,
           "target_updates": progress.target_updates,
@@ -607,7 +605,7 @@ def _export(config: Config, train_state: training.TrainState,
 
 
 def _export_and_mirror(config: Config, train_state: training.TrainState,
-                       progress: LogEntry, run_config: RunConfig) -> None:
+                       progress: Progress, run_config: RunConfig) -> None:
   """Exports the model and copies it, the metrics and the plot into
   `run_config.mirror_dir`, each file replaced whole."""
   _export(config, train_state, progress, run_config)
@@ -627,7 +625,7 @@ def _crossed(iteration: int, step: int, every: int) -> bool:
 
 
 def _evaluate_and_plot(davi: Davi, train_state: training.TrainState,
-                       key: jax.Array, progress: LogEntry,
+                       key: jax.Array, progress: Progress,
                        run_config: RunConfig, metrics: Any,
                        log: Callable[[str], None]) -> None:
   """Greedy solve rate and mean J per depth: recorded, printed, plotted."""

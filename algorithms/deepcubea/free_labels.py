@@ -25,7 +25,6 @@ that resume exactly, and exports a model file that `Model.load` reads and
 """
 
 import dataclasses
-import importlib.resources
 import math
 import os
 from typing import Any, Callable, Optional
@@ -63,7 +62,8 @@ class Config:
   """What determines a training run's results.
 
   Attributes:
-    puzzle: "sliding_puzzle", "rubiks_cube" or "lights_out".
+    puzzle: the game's short name, one of `puzzles.PUZZLES` (the
+      puzzles with a batched engine by size).
     size: the puzzle's size parameter.
     target: "distance", "last_move" or "pressed" (see the module docstring).
     walk_length: steps of each walk; its states are 1..walk_length steps
@@ -83,8 +83,8 @@ class Config:
     lr_decay: the step size is multiplied by this every iteration.
     seed: the run's random seed.
   """
-  puzzle: str = "rubiks_cube"
-  size: int = 3
+  puzzle: str
+  size: int
   target: str = LAST_MOVE
   walk_length: int = 26
   walks: int = 400
@@ -531,26 +531,28 @@ def load_model(path: str) -> "Model | davi.CostToGo":
   return davi.CostToGo.load(path)
 
 
-def shipped_model_path(puzzle: str, size: int,
-                       must_exist: bool = True) -> str:
-  """The packaged free-label model of a puzzle; ValueError if none ships
-  (or, with `must_exist`, its campaign has not shipped one yet)."""
-  if (puzzle, size) not in puzzles.SHIPPED_FREE_LABEL:
-    shipped = sorted(puzzles.free_label_model_name(*key)
-                     for key in puzzles.SHIPPED_FREE_LABEL)
+def shipped_path(puzzle: str, size: int, target: str) -> str:
+  """Where the packaged free-label model of a puzzle and target is (or
+  would be: a campaign ships it there)."""
+  return puzzles.shipped_path(f"{puzzles.model_name(puzzle, size)}_{target}")
+
+
+def find_shipped(puzzle: str, size: int) -> Optional[str]:
+  """The packaged free-label model of a puzzle (the first of TARGETS that
+  ships), or None."""
+  return next((path for path in (shipped_path(puzzle, size, target)
+                                 for target in TARGETS)
+               if os.path.exists(path)), None)
+
+
+def shipped_model_path(puzzle: str, size: int) -> str:
+  """The packaged free-label model of a puzzle; ValueError if none ships."""
+  path = find_shipped(puzzle, size)
+  if path is None:
     raise ValueError(
         f"no shipped free-label model for puzzle={puzzle!r} size={size}; "
-        f"shipped: {shipped}. Train one with examples/free_label_train.py "
-        "and pass its model.npz")
-  path = str(importlib.resources.files(
-      "open_spiel_ext.algorithms.deepcubea").joinpath(
-          "models", puzzles.free_label_model_name(puzzle, size) + ".npz"))
-  if must_exist and not os.path.exists(path):
-    raise ValueError(
-        f"the free-label model of {puzzle} size {size} has not been shipped "
-        "yet (its campaign, benchmarks/free_label_campaign.py, ships it once "
-        "it solves); train one with examples/free_label_train.py and pass its"
-        " model.npz")
+        f"shipped: {puzzles.shipped_stems()}. Train one with "
+        "examples/free_label_train.py and pass its model.npz")
   return path
 
 

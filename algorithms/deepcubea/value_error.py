@@ -1,7 +1,7 @@
 """How far a cost-to-go estimate is from the exact one, by true distance.
 
 Given states, their exact distances to the goal (from a puzzle's exact
-solver: `puzzle_solvers.instances.exact_distances`) and a cost-to-go J,
+solver: `puzzle_references.instances.exact_distances`) and a cost-to-go J,
 `by_distance` gives for each true distance d: the mean J, its mean error
 J − d and root-mean-square error, the mean of DAVI's target with J as its
 own target network, 1 + min over legal moves of J(child) (below J where

@@ -54,6 +54,7 @@ from open_spiel_ext.algorithms.nn import weights
 from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import learner as learner_lib
 from open_spiel_ext.games.hanabi import engine as engine_lib
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import memory
 from open_spiel_ext.utils import reporting
 
@@ -452,7 +453,9 @@ HELD_OUT_CHUNK = 64
 MODEL_KIND = "Hanabi belief model"  # Its weights files' kind (nn/weights.py).
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples()
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   updates: int
   games: int  # Games the blueprint played for training.
   wall_time: float  # Seconds of training (evaluations not counted).

@@ -290,7 +290,9 @@ def training_bytes(rules: engine_lib.Rules, config: Config) -> int:
 SNAPSHOTS = "snapshots"  # The folder of the weights snapshots.
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples()
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   moves: int  # Moves played by the self-playing games, all together.
   updates: int
   wall_time: float  # Seconds of training (evaluations not counted).
@@ -380,7 +382,7 @@ def train(rules: engine_lib.Rules, config: Config, output_dir: str,
 
   def save():
     checkpoints.save(path, (train_state, buffer, actors, pending), record,
-                     key, moves, {"log": [e._asdict() for e in log],
+                     key, moves, {"log": [dataclasses.asdict(e) for e in log],
                                   "wall_time": wall_time})
 
   # A stop signal waits for the unroll to end: checkpointed, then raised.

@@ -1,10 +1,11 @@
 """The NXDO loop: solve the restricted game of the population, add a best
 response to its meta-NE, repeat (see the package docstring)."""
 
+import dataclasses
 import os
 import shutil
 import time
-from typing import Any, NamedTuple, Optional
+from typing import Any, Iterator, Optional
 
 from open_spiel.python import policy as policy_lib
 from open_spiel_ext.algorithms.nxdo import meta_ne as meta_ne_lib
@@ -23,7 +24,9 @@ import pyspiel
 _ITERATION = "iteration"  # The subdirectory of the iteration in progress.
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples()
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   """What one NXDO iteration did, and where it left the meta-NE."""
   iteration: int
   population: int  # Members in the restricted game it solved.
@@ -99,6 +102,26 @@ class NXDO:
   def _path(self, name: str) -> Optional[str]:
     """Where the oracle or the solver checkpoints in this iteration."""
     return self.directory and os.path.join(self.directory, _ITERATION, name)
+
+  def run(self, max_iterations: Optional[int] = None,
+          max_episodes: Optional[int] = None,
+          time_limit: Optional[float] = None) -> Iterator[LogEntry]:
+    """Runs iterations, yielding each one's log entry, until the iterations,
+    the games played or the seconds reach the limit given (a resumed run's
+    saved iterations count: it runs what is left).
+
+    Raises:
+      ValueError: no limit given.
+    """
+    if max_iterations is None and max_episodes is None and time_limit is None:
+      raise ValueError("NXDO.run needs a limit: max_iterations, "
+                       "max_episodes or time_limit")
+    while max_iterations is None or len(self.log) < max_iterations:
+      if self.log and any(limit is not None and value >= limit for value, limit
+                          in ((self.log[-1].episodes, max_episodes),
+                              (self.log[-1].wall_time, time_limit))):
+        return
+      yield self.step()
 
   def step(self) -> LogEntry:
     """One NXDO iteration."""

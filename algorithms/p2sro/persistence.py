@@ -19,6 +19,7 @@ import numpy as np
 
 from open_spiel_ext.algorithms.p2sro import tasks
 from open_spiel_ext.utils import checkpoints
+from open_spiel_ext.utils import mirror
 
 STATE_FILE = "state.pkl"
 # Settings added to Config while runs were under way, with the defaults
@@ -117,7 +118,7 @@ class RunFiles:
     if path is None or os.path.exists(path):
       return
     if os.path.exists(tasks.portable_path(path)):
-      _copy_atomically(tasks.portable_path(path), path)
+      mirror.copy_file(tasks.portable_path(path), path)
       print(f"p2sro: {path} is missing: {learner.name} resumes from its "
             "portable twin (games in progress start afresh)", flush=True)
       return
@@ -139,8 +140,8 @@ class RunFiles:
       if portable:
         self._copy_portable(self.carry_path(name), destination, trainer)
       else:
-        _copy_atomically(self.carry_path(name), destination)
-    _copy_atomically(self.state_path, os.path.join(directory, STATE_FILE))
+        mirror.copy_file(self.carry_path(name), destination)
+    mirror.copy_file(self.state_path, os.path.join(directory, STATE_FILE))
     _remove_carries_but_named(directory, active)
 
   def _copy_portable(self, carry_path: str, destination: str,
@@ -148,7 +149,7 @@ class RunFiles:
     """The twin a task wrote beside the carry, or (a carry from before
     twins, or one that is portable itself) the carry made portable here."""
     if os.path.exists(tasks.portable_path(carry_path)):
-      _copy_atomically(tasks.portable_path(carry_path), destination)
+      mirror.copy_file(tasks.portable_path(carry_path), destination)
       return
     carry = checkpoints.restore(carry_path, trainer.record).tree
     checkpoints.save(destination, trainer.portable(carry), trainer.record)
@@ -170,8 +171,3 @@ def _remove_carries_but_named(directory: str,
   for name in set(os.listdir(learners)) - kept:
     os.remove(os.path.join(learners, name))
 
-
-def _copy_atomically(source: str, destination: str) -> None:
-  partial = destination + checkpoints.PARTIAL_SUFFIX
-  shutil.copyfile(source, partial)
-  os.replace(partial, destination)

@@ -370,7 +370,7 @@ class Pipeline:
     restoring = time.perf_counter()
     self._restore(state)  # Fills the anchors' entries, if added.
     if adding_anchors:  # Populations count the anchors, put first.
-      self.log = [entry._replace(fixed=entry.fixed + anchors)
+      self.log = [dataclasses.replace(entry, fixed=entry.fixed + anchors)
                   for entry in self.log]
       filling = time.perf_counter() - restoring  # The fork's first work.
       self._entry_time += filling

@@ -1,13 +1,14 @@
 """P2SRO's settings (`Config`) and what each round leaves (`LogEntry`)."""
 
 import dataclasses
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import numpy as np
 
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import normal_form_psro
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import checkpoints
 
 METHODS = normal_form_psro.METHODS
 
@@ -75,7 +76,9 @@ class Config:
     return meta_solvers.META_SOLVERS[self.meta_solver](payoffs)[0]
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples("open_spiel_ext.algorithms.p2sro.LogEntry")
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   """What one round left."""
   round: int
   fixed: int  # Policies in the population (its anchors too).

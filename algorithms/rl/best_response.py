@@ -20,7 +20,8 @@ resumes it and ends with the same parameters as a run that was never
 interrupted.
 """
 
-from typing import Any, Callable, NamedTuple, Optional, Union
+import dataclasses
+from typing import Any, Callable, Optional, Union
 
 import jax
 import jax.numpy as jnp
@@ -33,6 +34,7 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.rl import sac
 from open_spiel_ext.algorithms.rl import versus as versus_lib
 from open_spiel_ext.games import batched
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import memory
 
 AnyConfig = Union[dqn.Config, ppo.Config, sac.Config]
@@ -64,7 +66,9 @@ def carry_bytes(env: Any, config: AnyConfig, num_envs: int,
       jax.random.PRNGKey(0)))
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples()
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   step: int  # Batched steps so far.
   episodes: int  # Games finished so far.
   mean_return: float  # The learner's mean return in this stretch's games.

@@ -75,8 +75,7 @@ def _evaluation_sweeps(game: pyspiel.Game, max_nodes: int
   """(clones, the sweeps of the tree evaluations walk: the base game's for
   clones of one, else the game's)."""
   tree_game, clones = _evaluation_game(game)
-  return clones, sweeps_lib.TreeSweeps(game_tree_lib.build_tree(tree_game,
-                                                                max_nodes))
+  return clones, sweeps_lib.for_game(tree_game, max_nodes)
 
 
 def opponent_policy(tree_sweeps: sweeps_lib.TreeSweeps, clones: int,

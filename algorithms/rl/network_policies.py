@@ -110,7 +110,7 @@ class CloneEvaluator:
   copies, on the tree of `base_game` (built once)."""
 
   def __init__(self, base_game: pyspiel.Game):
-    self.sweeps = sweeps_lib.TreeSweeps(game_tree_lib.build_tree(base_game))
+    self.sweeps = sweeps_lib.for_game(base_game)
     self._tensors = infoset_tensors(self.sweeps.tree)
 
   def collapsed_policy(self, logits_fn: LogitsFn, clones: int) -> np.ndarray:

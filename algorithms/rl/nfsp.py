@@ -37,6 +37,7 @@ from open_spiel_ext.algorithms.rl import buffers
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.algorithms.rl import evaluation
 from open_spiel_ext.algorithms.rl import learner as learner_lib
+from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import memory
 
 NUM_PLAYERS = 2
@@ -263,7 +264,9 @@ class NFSP:
                               metrics.response_return_sum.sum())
 
 
-class LogEntry(NamedTuple):
+@checkpoints.reads_former_tuples()
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
   step: int  # Batched steps so far.
   episodes: int  # Games finished so far.
   wall_time: float  # Seconds of training so far (evaluations not counted).

@@ -22,7 +22,7 @@ accumulates into is left zero for the next.
 
 import dataclasses
 import functools
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +31,8 @@ import numpy as np
 from open_spiel_ext.algorithms.nn import masking
 from open_spiel_ext.algorithms.tree import game_tree as game_tree_lib
 from open_spiel_ext.algorithms.tree import policies as policies_lib
+from open_spiel_ext.games import registry
+import pyspiel
 
 CHANCE_OWNER = 2  # Edge owners: 0, 1 (players) or 2 (chance and padding).
 CHUNK = 512  # Nodes a sweep step handles at once.
@@ -331,13 +333,27 @@ def _own_reach(layout: Layout, arrays, scratch: Scratch, policy, player):
   return own, scratch
 
 
+def for_game(game: "str | pyspiel.Game",
+             max_nodes: Optional[int] = None) -> "TreeSweeps":
+  """The TreeSweeps of a game or game string: loaded (`registry.load_game`),
+  walked once (`game_tree.build_tree`), laid out.
+
+  Raises:
+    ValueError: the string names no registered game, the tree engine cannot
+      walk the game, or (with `max_nodes`) its tree has more nodes.
+  """
+  if isinstance(game, str):
+    game = registry.load_game(game)
+  return TreeSweeps(game_tree_lib.build_tree(game, max_nodes))
+
+
 def check_is_sweeps(value: Any, taker: str) -> None:
   """Raises TypeError, naming `taker` and what it takes, unless `value` is a
   TreeSweeps (a game string or a pyspiel game is the usual mistake)."""
   if not isinstance(value, TreeSweeps):
     raise TypeError(
         f"{taker} takes a game's TreeSweeps, "
-        "sweeps.TreeSweeps(game_tree.build_tree(pyspiel.load_game(...))), "
+        "sweeps.for_game(game_string), "
         f"not {type(value).__name__} {value!r}")
 
 

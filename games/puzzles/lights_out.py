@@ -128,3 +128,6 @@ class BatchedLightsOut(single_player.BatchedPuzzle):
     counts = jax.nn.one_hot(presses, self.num_actions,
                             dtype=jnp.int32).sum(axis=1) % 2
     return (counts @ self._toggles.astype(jnp.int32) % 2).astype(jnp.int8)
+
+
+single_player.register_sized_engine(_SHORT_NAME, BatchedLightsOut)

@@ -384,3 +384,6 @@ class BatchedCube(single_player.BatchedPuzzle):
     start = jnp.broadcast_to(self.goal, (batch, self.goal.shape[0]))
     return jax.lax.fori_loop(0, moves,
                              lambda i, s: self._step(s, actions[i]), start)
+
+
+single_player.register_sized_engine(_SHORT_NAME, BatchedCube)

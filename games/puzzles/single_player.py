@@ -302,5 +302,41 @@ def random_walk(key: jax.Array, start: jax.Array, steps: int,
   return jax.lax.fori_loop(0, steps, move, start)
 
 
+# Short name -> the batched engine of the puzzle at a size, for puzzles with
+# one goal state and a `size` parameter (those DeepCubeA's methods train on).
+_SIZED_ENGINES: dict[str, Callable[[int], BatchedPuzzle]] = {}
+
+
 def register(game_class: type) -> None:
   registry.register(game_class.GAME_TYPE, game_class)
+
+
+def register_sized_engine(short_name: str,
+                          engine: Callable[[int], BatchedPuzzle]) -> None:
+  """Records a registered puzzle's batched engine by size, `engine(size)`."""
+  _SIZED_ENGINES[short_name] = engine
+
+
+def sized_puzzles() -> tuple[str, ...]:
+  """The short names of the puzzles with a batched engine by size."""
+  return tuple(sorted(_SIZED_ENGINES))
+
+
+def _check_sized(name: str) -> None:
+  if name not in _SIZED_ENGINES:
+    raise ValueError(f"puzzle must be one of {sized_puzzles()}, got "
+                     f"puzzle={name!r}")
+
+
+def rules(name: str, size: int) -> Puzzle:
+  """The rules of a puzzle of `sized_puzzles()` at a size; ValueError naming
+  a puzzle without a batched engine or a size its game refuses."""
+  _check_sized(name)
+  return pyspiel.load_game(name, {"size": size, "scramble_moves": 0}).puzzle
+
+
+def sized_engine(name: str, size: int) -> BatchedPuzzle:
+  """The batched engine of a puzzle of `sized_puzzles()` at a size;
+  ValueError as `rules`."""
+  rules(name, size)  # The game checks the size.
+  return _SIZED_ENGINES[name](size)

@@ -193,3 +193,6 @@ class BatchedSlidingPuzzle(single_player.BatchedPuzzle):
     start = jnp.broadcast_to(self.goal, (batch, self.goal.shape[0]))
     return single_player.random_walk(
         key, start, moves, lambda states: children(jnp, states, self.size))
+
+
+single_player.register_sized_engine(_SHORT_NAME, BatchedSlidingPuzzle)

@@ -7,7 +7,6 @@ import time
 from typing import Callable, Iterator, Optional
 
 from open_spiel_ext.algorithms.tree import cfr
-from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
 import pyspiel
 
@@ -52,7 +51,7 @@ def timed_runs(setup: Setup, eval_every: int,
 
 def ours(game: pyspiel.Game, variant: str) -> Setup:
   def setup():
-    tree_sweeps = sweeps.TreeSweeps(game_tree.build_tree(game))
+    tree_sweeps = sweeps.for_game(game)
     solver = cfr.CFRSolver(tree_sweeps, variant)
     return solver.run, lambda: tree_sweeps.exploitability(
         solver.average_policy())

@@ -4,7 +4,8 @@ and baselines examples and the CAPI benchmark.
 CAPI seeds (each writing its metrics, a summary and a plot, with the game's
 published reference values drawn), and tables of the tabular baselines over
 games and algorithms (a job per game and algorithm), run as tasks on an
-executor (`utils/executors.py`).
+executor (`utils/executors.py`). Importing it registers the PuB-MDPs built
+from a game's rules (`pub_mdp_rules`: Trade Comm's), in the workers too.
 """
 
 import dataclasses
@@ -19,6 +20,7 @@ from open_spiel_ext.algorithms import coop_baselines
 from open_spiel_ext.algorithms import pub_mdp
 from open_spiel_ext.algorithms.capi import capi
 from open_spiel_ext.algorithms.capi import config as capi_config
+from open_spiel_ext.experiments import pub_mdp_rules  # pylint: disable=unused-import
 from open_spiel_ext.experiments import references
 from open_spiel_ext.utils import checkpoints
 from open_spiel_ext.utils import executors

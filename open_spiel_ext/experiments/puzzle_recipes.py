@@ -1,4 +1,13 @@
-"""Recipes for the free-label puzzle networks: settings per puzzle.
+"""Recipes for the puzzle solvers: DeepCubeA's and the free-label trainers'
+settings per puzzle.
+
+`davi_settings(puzzle, size)` is how the shipped DAVI models were trained
+and are searched (K, network, BWAS's λ and N): DeepCubeA's K is 500 for the
+15-puzzle and Lights Out and 30 for cubes; here 100 for Lights Out, where 100
+random presses already give a near-uniform board, and 20 for the 2×2×2,
+whose diameter is 14; networks small enough to search fast on a laptop CPU.
+λ and N are what `deepcubea_solve` searches with by default
+(benchmarks/deepcubea_eval.py measures others).
 
 `free_label_config(puzzle, size, target)` is what `free_label_train` starts
 from: walks as long as the puzzle's diameter calls for (26 quarter turns on
@@ -39,6 +48,47 @@ _RECIPES = {
     ("sliding_puzzle", 4): _Recipe(100, 100, 2, (1024, 256), 1,
                                    free_labels.LAST_MOVE),
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class DaviSettings:
+  """DeepCubeA's settings for one puzzle, as this package uses them.
+
+  Attributes:
+    max_scramble: K, training states are 1..K reverse moves from the goal.
+    hidden_sizes: the dense layers before the residual blocks.
+    num_blocks: residual blocks (width hidden_sizes[-1]).
+    weight: BWAS λ.
+    search_batch: BWAS N, nodes expanded per step.
+  """
+  max_scramble: int
+  hidden_sizes: tuple[int, ...]
+  num_blocks: int
+  weight: float
+  search_batch: int
+
+
+# The settings of the shipped DAVI models (algorithms/deepcubea/models/).
+DAVI_SHIPPED = {
+    ("sliding_puzzle", 4): DaviSettings(500, (1000, 300), 2, 0.8, 1000),
+    ("lights_out", 7): DaviSettings(100, (1000, 300), 2, 0.2, 1000),
+    ("rubiks_cube", 2): DaviSettings(20, (1000, 300), 2, 0.6, 1000),
+    ("rubiks_cube", 3): DaviSettings(30, (2000, 500), 4, 0.6, 10000),
+}
+
+
+def davi_settings(puzzle: str, size: int) -> DaviSettings:
+  """The shipped model's settings, or for a size that ships none those of
+  the puzzle's largest shipped size. ValueError for an unknown puzzle or a
+  size its game refuses."""
+  puzzles.make_engine(puzzle, size)
+  if (puzzle, size) in DAVI_SHIPPED:
+    return DAVI_SHIPPED[(puzzle, size)]
+  sizes = [s for p, s in DAVI_SHIPPED if p == puzzle]
+  if not sizes:
+    raise ValueError(f"no DAVI settings for puzzle={puzzle!r}; there are for "
+                     f"{sorted({p for p, _ in DAVI_SHIPPED})}")
+  return DAVI_SHIPPED[(puzzle, max(sizes))]
 
 
 def _recipe(puzzle: str, size: int) -> _Recipe:

@@ -1,9 +1,19 @@
-"""Barrage Stratego's P2SRO run as this repository trains it: the learners'
-PPO settings and P2SRO's, on a CPU core or a GPU, for
-`examples/stratego_p2sro.py`, the round profile benchmark and the GPU
-script."""
+"""Barrage Stratego's P2SRO run as this repository trains it: how the
+learners see the game, their PPO settings and P2SRO's, on a CPU core or a
+GPU, for `examples/stratego_p2sro.py`, the round profile benchmark and the
+GPU script.
+
+The learners' engine options (`ENGINE_OPTIONS`, for `games/engines.py`'s
+`make` and P2SRO's `Pipeline(engine_options=...)`): they act in their own
+frame (`relative_actions`: one network plays either seat, as the bots, the
+arena and the populations of this package do) and are paid material shaping
+whose sum over a game is 0 (`games/stratego/env.py`), so that their returns
+are still the games' results. Both are choices of how to learn, not rules of
+the game, so they live here rather than with the engine.
+"""
 
 import dataclasses
+import types
 from typing import Any, Sequence
 
 from open_spiel_ext.algorithms import p2sro
@@ -12,6 +22,9 @@ from open_spiel_ext.algorithms.rl import ppo
 GAME = "barrage_stratego"
 HIDDEN_SIZES = (32, 32, 32)
 LEARNING_RATE = 3e-4
+MATERIAL_SHAPING = 1.0
+ENGINE_OPTIONS = types.MappingProxyType({
+    "relative_actions": True, "material_shaping": MATERIAL_SHAPING})
 
 # P2SRO's settings on each kind of device. On the CPU: two learners (one
 # per core), rounds of 256 batched steps of 128 games, a learner fixed once

@@ -15,6 +15,8 @@ from open_spiel_ext.algorithms.capi import capi
 from open_spiel_ext.algorithms.capi import config as capi_config
 from open_spiel_ext.algorithms.capi import model
 from open_spiel_ext.algorithms.capi import prescriptions
+# Trade Comm's PuB-MDP from its rules, as the runs build it.
+from open_spiel_ext.experiments import pub_mdp_rules  # pylint: disable=unused-import
 import pyspiel
 
 

@@ -6,16 +6,13 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 from open_spiel_ext.algorithms import meta_solvers
 from open_spiel_ext.algorithms import psro
-from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
-import pyspiel
 
 RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=np.float64)
 
 
-def _psro(game_string: str, **kwargs) -> psro.PSRO:
-  tree = game_tree.build_tree(pyspiel.load_game(game_string))
-  return psro.PSRO(sweeps.TreeSweeps(tree), **kwargs)
+def _psro(game_string: str, **settings) -> psro.PSRO:
+  return psro.PSRO(sweeps.for_game(game_string), psro.Config(**settings))
 
 
 def test_lp_solves_known_games():

@@ -8,6 +8,7 @@ import pytest
 
 import open_spiel_ext  # pylint: disable=unused-import
 from open_spiel_ext.algorithms import pub_mdp
+from open_spiel_ext.experiments import pub_mdp_rules
 from open_spiel_ext.experiments import references
 import pyspiel
 
@@ -114,7 +115,7 @@ def test_values_and_beliefs_equal_brute_force(name, seed):
 
 @pytest.mark.parametrize("num_items", [2, 3])
 def test_trade_comm_rules_equal_the_walk(num_items):
-  rules = pub_mdp.trade_comm(num_items)
+  rules = pub_mdp_rules.trade_comm(num_items)
   walked = pub_mdp._Walker(  # pylint: disable=protected-access
       pyspiel.load_game("trade_comm", {"num_items": num_items})).build()
   np.testing.assert_allclose(rules.prior, walked.prior)
@@ -180,7 +181,7 @@ def test_games_outside_the_pub_mdp_are_refused():
   with pytest.raises(ValueError, match="common-payoff"):
     pub_mdp.build(pyspiel.load_game("kuhn_poker"))
   with pytest.raises(ValueError, match="num_items"):
-    pub_mdp.trade_comm(0)
+    pub_mdp_rules.trade_comm(0)
   with pytest.raises(ValueError, match="probability 0"):
     mdp = pub_mdp.build(pyspiel.load_game("tiny_hanabi_a"))
     belief = pub_mdp.Belief(0, (np.zeros(2, np.float32),
@@ -212,4 +213,4 @@ def test_belief_graph_values_a_policy_as_the_recursion_does():
 
 def test_belief_graph_refuses_huge_prescription_spaces():
   with pytest.raises(ValueError, match="max_prescriptions"):
-    pub_mdp.belief_graph(pub_mdp.trade_comm(12))
+    pub_mdp.belief_graph(pub_mdp_rules.trade_comm(12))

@@ -5,14 +5,11 @@ import pytest
 
 from open_spiel.python.algorithms import exploitability
 from open_spiel_ext.algorithms import xdo
-from open_spiel_ext.algorithms.tree import game_tree
 from open_spiel_ext.algorithms.tree import sweeps
-import pyspiel
 
 
-def _xdo(game_string: str, **kwargs) -> xdo.XDO:
-  tree = game_tree.build_tree(pyspiel.load_game(game_string))
-  return xdo.XDO(sweeps.TreeSweeps(tree), **kwargs)
+def _xdo(game_string: str, **settings) -> xdo.XDO:
+  return xdo.XDO(sweeps.for_game(game_string), xdo.Config(**settings))
 
 
 @pytest.fixture(name="leduc_run", scope="module")
@@ -78,7 +75,8 @@ def test_clone_gmp_adds_at_most_two_actions_per_class_and_infostate():
 
 @pytest.mark.parametrize("kwargs,named", [
     ({"inner_solver": "cfr"}, "inner_solver='cfr'"),
-    ({"epsilon_decay": 1.5}, "epsilon_decay=1.5")])
+    ({"epsilon_decay": 1.5}, "epsilon_decay=1.5"),
+    ({"inner_check_every": 0}, "inner_check_every=0")])
 def test_bad_arguments(kwargs, named):
   with pytest.raises(ValueError, match=named):
     _xdo("kuhn_poker", **kwargs)

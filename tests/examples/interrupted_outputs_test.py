@@ -49,7 +49,7 @@ def test_puzzle_test_set_goes_on_after_an_interruption(tmp_path):
   settings = ["--puzzle=sliding_puzzle", "--size=3", "--count=5", "--seed=2"]
   interrupted = tmp_path / "interrupted.json"
   stopped = _run_interrupted(
-      "puzzle_test_set", "open_spiel_ext.algorithms.puzzle_solvers.instances",
+      "puzzle_test_set", "open_spiel_ext.experiments.puzzle_references.instances",
       "optimal_solution", 3, *settings, f"--output={interrupted}")
   assert stopped.returncode == 130, stopped.stderr
   assert not interrupted.exists()
@@ -69,7 +69,7 @@ def test_puzzle_test_set_goes_on_after_an_interruption(tmp_path):
 def test_puzzle_test_set_refuses_another_runs_progress(tmp_path):
   output = tmp_path / "set.json"
   _run_interrupted(
-      "puzzle_test_set", "open_spiel_ext.algorithms.puzzle_solvers.instances",
+      "puzzle_test_set", "open_spiel_ext.experiments.puzzle_references.instances",
       "optimal_solution", 2, "--puzzle=sliding_puzzle", "--size=3",
       "--count=3", "--seed=2", f"--output={output}")
   other = _run("puzzle_test_set", "--puzzle=sliding_puzzle", "--size=3",

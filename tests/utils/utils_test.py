@@ -5,6 +5,7 @@ import json
 import math
 import os
 import signal
+import typing
 
 import jax
 import jax.numpy as jnp
@@ -69,6 +70,26 @@ def test_a_setting_added_since_a_checkpoint_takes_its_stated_value(tmp_path):
   with pytest.raises(ValueError, match="per_slot=3 here, 1 in"):
     checkpoints.restore(path, {**newer, "per_slot": 3},
                         added={"per_slot": 1})
+
+
+class _TupleEntry(typing.NamedTuple):  # A log entry as older runs had it.
+  step: int
+  loss: float
+
+
+@checkpoints.reads_former_tuples(f"{__name__}._TupleEntry")
+@dataclasses.dataclass(frozen=True)
+class _Entry:  # The same entry now.
+  step: int
+  loss: float
+
+
+def test_entries_pickled_as_named_tuples_load_as_their_dataclass(tmp_path):
+  old, new = str(tmp_path / "old.pkl"), str(tmp_path / "new.pkl")
+  checkpoints.save(old, (), _Config(), extra={"log": [_TupleEntry(1, 0.5)]})
+  checkpoints.save(new, (), _Config(), extra={"log": [_Entry(2, 0.25)]})
+  assert checkpoints.restore(old, _Config()).extra["log"] == [_Entry(1, 0.5)]
+  assert checkpoints.restore(new, _Config()).extra["log"] == [_Entry(2, 0.25)]
 
 
 def test_a_failed_save_leaves_the_last_checkpoint(tmp_path):

@@ -15,9 +15,10 @@ from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.deepcubea import shipping
 from open_spiel_ext.algorithms.nn import training
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import instances
-from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
+from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import instances
+from open_spiel_ext.experiments.puzzle_references import sliding_solvers
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
 
@@ -235,7 +236,7 @@ def _follow(puzzle, state, actions):
 
 
 def test_shipped_models_are_small_and_load():
-  for puzzle_name, size in puzzles.SHIPPED:
+  for puzzle_name, size in puzzle_recipes.DAVI_SHIPPED:
     path = bwas.shipped_model_path(puzzle_name, size)
     assert os.path.getsize(path) <= 10 * 2**20
     model = davi.CostToGo.load(path)

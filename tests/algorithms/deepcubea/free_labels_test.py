@@ -9,9 +9,9 @@ import pytest
 from open_spiel_ext.algorithms.deepcubea import beam
 from open_spiel_ext.algorithms.deepcubea import davi
 from open_spiel_ext.algorithms.deepcubea import free_labels
-from open_spiel_ext.algorithms.puzzle_solvers import instances
-from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
 from open_spiel_ext.experiments import puzzle_recipes
+from open_spiel_ext.experiments.puzzle_references import instances
+from open_spiel_ext.experiments.puzzle_references import lights_out_gf2
 from open_spiel_ext.games.puzzles import lights_out
 from open_spiel_ext.games.puzzles import rubiks_cube
 

@@ -5,8 +5,8 @@ import numpy as np
 
 from open_spiel_ext.algorithms.deepcubea import puzzles
 from open_spiel_ext.algorithms.deepcubea import value_error
-from open_spiel_ext.algorithms.puzzle_solvers import instances
-from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
+from open_spiel_ext.experiments.puzzle_references import instances
+from open_spiel_ext.experiments.puzzle_references import lights_out_gf2
 
 SIZE = 4  # A null space of dimension 4: the fewest presses is a minimum.
 ENGINE = puzzles.make_engine("lights_out", SIZE)

@@ -1,5 +1,6 @@
 """Tests of the NXDO loop with its oracles, solvers and schedules."""
 
+import dataclasses
 import itertools
 
 import jax.numpy as jnp
@@ -81,6 +82,25 @@ def _best_restricted_value(game, tree, table, played, player):
     best = max(best, expected_game_score.policy_value(
         game.new_initial_state(), [tabular, tabular])[player])
   return best
+
+
+def test_run_yields_iterations_up_to_its_limit_resumed_runs_included(
+    tmp_path):
+  game = pyspiel.load_game("kuhn_poker")
+
+  def nxdo():
+    return driver.NXDO(game, batched_poker.kuhn_poker(auto_reset=True),
+                       oracles.ExactOracle(game), solvers.ExactSolver(game),
+                       directory=str(tmp_path))
+
+  with pytest.raises(ValueError, match="needs a limit"):
+    next(nxdo().run())
+  first = list(nxdo().run(max_iterations=2))
+  assert [entry.iteration for entry in first] == [0, 1]
+  resumed = nxdo()
+  assert not list(resumed.run(max_iterations=2))
+  assert [e.iteration for e in resumed.run(max_iterations=3)] == [2]
+  assert not list(nxdo().run(max_iterations=9, max_episodes=0))
 
 
 def test_restricted_exploitability_is_openspiels_on_kuhn():
@@ -193,7 +213,7 @@ def test_learned_parts_swap_for_their_exact_counterparts():
 
 
 def _timeless(log):
-  return [entry._replace(wall_time=0.0) for entry in log]
+  return [dataclasses.replace(entry, wall_time=0.0) for entry in log]
 
 
 @pytest.mark.slow

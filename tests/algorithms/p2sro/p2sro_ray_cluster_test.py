@@ -2,6 +2,11 @@
 machine, as `ray start` would make on two), one node lost midway: the run
 ends exactly as one never interrupted."""
 
+import contextlib
+import dataclasses
+import glob
+import os
+import signal
 import threading
 import time
 
@@ -10,6 +15,7 @@ import numpy as np
 import pytest
 
 from open_spiel_ext.algorithms import p2sro
+from open_spiel_ext.algorithms.p2sro import tasks
 from open_spiel_ext.algorithms.rl import dqn
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -36,17 +42,46 @@ def _run(directory, make_executor):
 
 
 def _timeless(log):
-  return [entry._replace(wall_time=0.0, task_time=0.0, entry_time=0.0,
-                         checkpoint_time=0.0) for entry in log]
+  return [dataclasses.replace(entry, wall_time=0.0, task_time=0.0,
+                              entry_time=0.0, checkpoint_time=0.0)
+          for entry in log]
 
 
-def _remove_once_busy(cluster, node, done: threading.Event) -> None:
-  """Removes `node` (its raylet and workers die) once both CPUs of the
-  cluster run tasks, i.e. a learner's chunk is running on it."""
+def _children(pid: int) -> list[int]:
+  """The processes `pid` started (Linux's /proc), theirs included."""
+  found = []
+  for listing in glob.glob(f"/proc/{pid}/task/*/children"):
+    with open(listing) as f:
+      for child in map(int, f.read().split()):
+        found += [child] + _children(child)
+  return found
+
+
+def _title(pid: int) -> str:
+  """A process's title (Ray names a worker `ray::<task>` while it runs one),
+  or "" if it has ended."""
+  try:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+      return f.read().split(b"\0")[0].decode(errors="replace")
+  except OSError:
+    return ""
+
+
+def _lose_once_training(cluster, node, done: threading.Event) -> None:
+  """Loses `node` as a machine is lost once one of its workers runs a
+  learner's chunk: its raylet's processes are killed at once, then the
+  raylet. (`remove_node` alone stops the raylet, and a busy worker may
+  finish its task before it notices; a worker killed before its task runs
+  only has the task run elsewhere.)"""
+  raylet = node.all_processes["raylet"][0].process.pid
   while not done.is_set():
-    if ray.available_resources().get("CPU", 0.0) < 0.5:  # Absent at 0.
-      time.sleep(1.0)
-      cluster.remove_node(node)
+    processes = _children(raylet)
+    if any(_title(pid) == "ray::" + tasks.train_chunk.__qualname__
+           for pid in processes):
+      for pid in processes:
+        with contextlib.suppress(ProcessLookupError):  # Ended meanwhile.
+          os.kill(pid, signal.SIGKILL)
+      cluster.remove_node(node, allow_graceful=False)
       return
     time.sleep(0.05)
 
@@ -64,7 +99,7 @@ def test_losing_a_node_midway_ends_as_the_uninterrupted_run(tmp_path,
   cluster.wait_for_nodes()
   ray.init(address=cluster.address, include_dashboard=False)
   done = threading.Event()
-  remover = threading.Thread(target=_remove_once_busy,
+  remover = threading.Thread(target=_lose_once_training,
                              args=(cluster, node, done))
   remover.start()
   try:

@@ -78,8 +78,9 @@ def reference_fixture(tmp_path_factory, pool):
 
 
 def _timeless(log):
-  return [entry._replace(wall_time=0.0, task_time=0.0, entry_time=0.0,
-                         checkpoint_time=0.0) for entry in log]
+  return [dataclasses.replace(entry, wall_time=0.0, task_time=0.0,
+                              entry_time=0.0, checkpoint_time=0.0)
+          for entry in log]
 
 
 def _assert_same_run(pipeline, reference, rounds):

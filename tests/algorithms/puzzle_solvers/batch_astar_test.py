@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from open_spiel_ext.algorithms.puzzle_solvers import batch_astar
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import sliding_solvers
 from open_spiel_ext.games.puzzles import rubiks_cube
 from open_spiel_ext.games.puzzles import sliding_puzzle
 

@@ -11,11 +11,11 @@ from open_spiel_ext.algorithms import p2sro
 from open_spiel_ext.algorithms.rl import networks
 from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import ppo
-from open_spiel_ext.algorithms.stratego import learners
 from open_spiel_ext.algorithms.stratego import network
+from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games.stratego import env as env_lib
-from open_spiel_ext.utils import executors
 from open_spiel_ext.games.stratego import rules as rules_lib
+from open_spiel_ext.utils import executors
 import pyspiel
 
 GAME = "barrage_stratego(ply_limit=200)"
@@ -94,9 +94,9 @@ def test_material_shaping_sums_to_each_games_result():
 
 def test_learners_see_stratego_in_their_own_frame_with_shaping():
   env = p2sro.engine(pyspiel.load_game("barrage_stratego"),
-                     **learners.ENGINE_OPTIONS)
+                     **stratego_recipes.ENGINE_OPTIONS)
   assert env.auto_reset and env.relative_actions
-  assert env.material_shaping == learners.MATERIAL_SHAPING > 0
+  assert env.material_shaping == stratego_recipes.MATERIAL_SHAPING > 0
 
 
 def test_a_fresh_process_finds_the_stratego_network_by_name():

@@ -13,7 +13,7 @@ from open_spiel_ext.algorithms.rl import ppo
 from open_spiel_ext.algorithms.stratego import agents
 from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
-from open_spiel_ext.algorithms.stratego import learners
+from open_spiel_ext.experiments import stratego_recipes
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import executors
 import pyspiel
@@ -36,7 +36,7 @@ def pool_fixture():
 def _run(directory, pool, rounds):
   pipeline = p2sro.Pipeline(GAME, LEARNER_CONFIG, CONFIG, str(directory),
                             lambda: pool, evaluator=None,
-                            engine_options=learners.ENGINE_OPTIONS)
+                            engine_options=stratego_recipes.ENGINE_OPTIONS)
   list(pipeline.run(max_rounds=rounds))
   return pipeline
 

@@ -8,7 +8,7 @@ import jax
 import numpy as np
 import pytest
 
-from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
+from open_spiel_ext.experiments.puzzle_references import lights_out_gf2
 from open_spiel_ext.games.puzzles import lights_out
 import pyspiel
 

@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
 from open_spiel_ext.games.puzzles import rubiks_cube
 import pyspiel
 

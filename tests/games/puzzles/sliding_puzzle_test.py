@@ -8,7 +8,7 @@ import jax
 import numpy as np
 import pytest
 
-from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
+from open_spiel_ext.experiments.puzzle_references import sliding_solvers
 from open_spiel_ext.games.puzzles import sliding_puzzle
 import pyspiel
 

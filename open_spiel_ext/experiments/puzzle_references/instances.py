@@ -18,11 +18,10 @@ from typing import Callable, Iterator, NamedTuple, Optional
 
 import numpy as np
 
-from open_spiel_ext.algorithms.puzzle_solvers import cube_solvers
-from open_spiel_ext.algorithms.puzzle_solvers import lights_out_gf2
-from open_spiel_ext.algorithms.puzzle_solvers import sliding_solvers
+from open_spiel_ext.experiments.puzzle_references import cube_solvers
+from open_spiel_ext.experiments.puzzle_references import lights_out_gf2
+from open_spiel_ext.experiments.puzzle_references import sliding_solvers
 from open_spiel_ext.games.puzzles import single_player
-import pyspiel
 
 
 @dataclasses.dataclass
@@ -46,7 +45,7 @@ class _Kind(NamedTuple):
 def make_puzzle(name: str, size: int) -> single_player.Puzzle:
   """The rules of a puzzle, by game name; ValueError for a size it lacks."""
   _kind(name)
-  return pyspiel.load_game(name, {"size": size, "scramble_moves": 0}).puzzle
+  return single_player.rules(name, size)
 
 
 def _draw_sliding_puzzle(size: int, count: int,

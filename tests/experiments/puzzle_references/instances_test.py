@@ -3,7 +3,7 @@ solutions, and refused for a puzzle without a table entry."""
 
 import pytest
 
-from open_spiel_ext.algorithms.puzzle_solvers import instances
+from open_spiel_ext.experiments.puzzle_references import instances
 import pyspiel
 
 
