@@ -34,22 +34,18 @@ and bots.jsonl records the bots' share.
 
 import dataclasses
 import os
-import time
 from typing import Any, Sequence
 
 from absl import app
 from absl import flags
-import jax
 import numpy as np
 
 import open_spiel_ext  # pylint: disable=unused-import (registers the games)
 from open_spiel_ext.algorithms import p2sro
-from open_spiel_ext.algorithms.rl import opponents
 from open_spiel_ext.algorithms.rl import ppo
-from open_spiel_ext.algorithms.stratego import agents
-from open_spiel_ext.algorithms.stratego import arena
 from open_spiel_ext.algorithms.stratego import bots
 from open_spiel_ext.experiments import stratego_recipes
+from open_spiel_ext.experiments import stratego_runs
 from open_spiel_ext.games import batched
 from open_spiel_ext.games.stratego import env as env_lib
 from open_spiel_ext.utils import cli
@@ -146,51 +142,6 @@ def _describe(entry: p2sro.LogEntry) -> str:
           f"  learners' returns [{returns}]  population {entry.fixed:3d}")
 
 
-def _evaluate(pipeline: p2sro.Pipeline, env: env_lib.StrategoEnv,
-              entry: p2sro.LogEntry) -> dict[str, Any]:
-  """The meta-Nash's win rates against every bot."""
-  started = time.perf_counter()
-  weights = pipeline.config.solve(pipeline.population.payoffs)
-  anchors = len(pipeline.config.anchors)
-  mixture = pipeline.population.opponent(weights) if not anchors else (
-      _networks(pipeline, weights))
-  record = {"population": entry.fixed, "round": entry.round,
-            "hours": entry.wall_time / 3600, "episodes": entry.episodes,
-            "meta_nash": weights.tolist()}
-  if anchors:
-    record["anchors_share"] = float(weights[:anchors].sum())
-  for index, name in enumerate(_BOTS.value):
-    rate = arena.win_rate(arena.play(
-        env, mixture, bots.bot(name), _EVAL_GAMES.value,
-        jax.random.PRNGKey(1_000 * entry.fixed + index)))
-    record[name] = rate._asdict()
-  record["seconds"] = time.perf_counter() - started
-  return record
-
-
-def _networks(pipeline: p2sro.Pipeline, weights: np.ndarray) -> Any:
-  """The networks' part of the meta-Nash `weights`, as an opponent."""
-  population = pipeline.population
-  part = p2sro.networks_part(weights, len(pipeline.config.anchors))
-  stacked = jax.tree.map(lambda *x: np.stack(x), *population.members)
-  return opponents.network(population.apply, stacked, part)
-
-
-def _save_population(pipeline: p2sro.Pipeline, learner_config: ppo.Config,
-                     entry: p2sro.LogEntry, path: str) -> int:
-  weights = p2sro.networks_part(
-      pipeline.config.solve(pipeline.population.payoffs),
-      len(pipeline.config.anchors))
-  return agents.save_population(
-      path, pipeline.population.members, weights, learner_config.network,
-      learner_config.hidden_sizes, pipeline.game.num_distinct_actions(),
-      {"game": str(pipeline.game), "episodes": entry.episodes,
-       "hours": entry.wall_time / 3600, "population": entry.fixed,
-       **({"anchors": list(pipeline.config.anchors)}
-          if pipeline.config.anchors else {})},
-      learner_config.shared_trunk)
-
-
 def _plot(log: list[p2sro.LogEntry], evaluations: list[dict[str, Any]],
           config: p2sro.Config, payoffs: np.ndarray,
           output_dir: str) -> None:
@@ -270,9 +221,11 @@ def main(argv: Sequence[str]) -> None:
 
     def measure(entry: p2sro.LogEntry) -> None:
       """Ships and measures the population a fixed policy just joined."""
-      kept = _save_population(pipeline, learner_config, entry, os.path.join(
-          output_dir, "population.npz"))
-      record = _evaluate(pipeline, env, entry)
+      kept = stratego_runs.save_population(
+          pipeline, learner_config, entry,
+          os.path.join(output_dir, "population.npz"))
+      record = stratego_runs.bot_record(pipeline, env, entry, _BOTS.value,
+                                        _EVAL_GAMES.value)
       evaluations.append(record)
       bot_writer.write(record)
       print("  meta-Nash (" + f"{kept} members) vs " + ", ".join(
