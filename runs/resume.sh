@@ -27,11 +27,10 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # instance recorded as it ends). When both have ended,
 # `bash runs/learned_puzzle_solvers.sh` joins them into the table. Then, on
 # core 0, issue 70's belief model of the SmartBot blueprint (6 hours, its
-# mirror in runs/belief_campaign/), and on core 1 issue 71's Stratego match
-# spread (benchmarks/stratego_match_spread.py, a batch recorded as it ends),
-# then SPARTA on SmartBot (runs/hanabi_smartbot_search.sh). (Lights Out's campaign and the cube's
-# baselines have ended, as have issues 44-46's runs; their commands are in
-# runs/README.md.)
+# mirror in runs/belief_campaign/), and on core 1 SPARTA on SmartBot
+# (runs/hanabi_smartbot_search.sh). (Lights Out's campaign, the cube's
+# baselines and issue 71's Stratego match spread have ended, as have issues
+# 44-46's runs; their commands are in runs/README.md.)
 start 0 free_label_cube \
   "runs=rubiks_cube:3:distance|learned_puzzle_solvers.sh cube_free_label|lbs_belief_campaign" \
   '"$PYTHON" benchmarks/free_label_campaign.py --runs=rubiks_cube:3:distance \
@@ -42,8 +41,6 @@ start 0 free_label_cube \
    --minutes=360 --ship --output_dir=run_state/belief_campaign \
    --mirror_dir=runs/belief_campaign'
 start 1 learned_puzzle_solvers \
-  "learned_puzzle_solvers.sh rest|stratego_match_spread|hanabi_smartbot_search.sh" \
+  "learned_puzzle_solvers.sh rest|hanabi_smartbot_search.sh" \
   'bash runs/learned_puzzle_solvers.sh rest &&
-   "$PYTHON" benchmarks/stratego_match_spread.py --keys=12 --games=100 \
-   --output_dir=runs/stratego_match_spread &&
    bash runs/hanabi_smartbot_search.sh'
