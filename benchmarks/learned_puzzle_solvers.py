@@ -216,7 +216,7 @@ def _cayleypy_solvers(path: str) -> list[Solver]:
   solver = cayleypy_solver.load(path)
   with open(path.removesuffix(".pt") + ".json", encoding="utf-8") as f:
     record = json.load(f)
-  training = f"{record.get('training_seconds', 0) / 60:.0f} min, CPU"
+  training = f"{record.get('training_seconds', 0) / 60:.0f} min, cpu"
   solvers = []
   for width in _widths():
 
