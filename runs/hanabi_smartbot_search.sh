@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 70: SPARTA on the SmartBot blueprint, player 1 searching, on the
 # first 100 decks of hanabi_play's seed 0 (each deck also played by the
-# blueprint alone, so the gain is paired): at this project's settings
-# (1,000 rollouts a move, deviating for a gain of 0.05), then at SPARTA's
-# reference ones (10,000 rollouts, 0.1). Each game is recorded as it ends
-# (games.jsonl): the same command resumes.
+# blueprint alone, so the gain is paired), at the settings named (default:
+# both): `ours` (1,000 rollouts a move, deviating for a gain of 0.05), then
+# `reference`, SPARTA's own (10,000 rollouts, 0.1). Each game is recorded as
+# it ends (games.jsonl): the same command resumes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
@@ -14,5 +14,11 @@ sparta() {  # sparta NAME ROLLOUTS THRESHOLD
     --rollouts="$2" --threshold="$3" \
     --output_dir="runs/hanabi_smartbot_sparta/$1"
 }
-sparta ours 1000 0.05
-sparta reference 10000 0.1
+[[ $# -gt 0 ]] || set -- ours reference
+for settings in "$@"; do
+  case $settings in
+    ours) sparta ours 1000 0.05 ;;
+    reference) sparta reference 10000 0.1 ;;
+    *) echo "unknown settings $settings: ours or reference" >&2; exit 2 ;;
+  esac
+done
