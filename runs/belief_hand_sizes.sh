@@ -6,10 +6,16 @@
 # stage ships its model if it beats the shipped one on held-out
 # cross-entropy. What resumes each run is mirrored in
 # runs/belief_campaign_<preset>/: the same command goes on where it stopped.
+# Arguments name the presets to train (default: both, six_cards first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
-for preset in six_cards seven_cards; do
+[[ $# -gt 0 ]] || set -- six_cards seven_cards
+for preset in "$@"; do
+  case $preset in
+    six_cards|seven_cards) ;;
+    *) echo "unknown preset $preset: six_cards or seven_cards" >&2; exit 2 ;;
+  esac
   "$PYTHON" benchmarks/lbs_belief_campaign.py --preset="$preset" \
     --blueprints=rules --minutes=480 --snapshots=30,90,180,360,480 --ship \
     --output_dir="run_state/belief_campaign_$preset" \

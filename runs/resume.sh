@@ -20,19 +20,23 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
   echo "started $queue on core $core (log: run_state/$queue.log)"
 }
 
-# Issue 70 on both cores: on core 0 the belief model of the SmartBot
-# blueprint (6 hours, its mirror in runs/belief_campaign/); on core 1 SPARTA
-# on SmartBot at this project's settings, the rule bot's six- and seven-card
-# belief models (runs/belief_hand_sizes.sh), then SPARTA at its reference
-# settings. (Issue 69's runs, Lights Out's campaign, the cube's baselines
-# and issue 71's Stratego match spread have ended, as have issues 44-46's
-# runs; their commands are in runs/README.md.)
-start 0 hanabi_core0 "lbs_belief_campaign.py --blueprints=smartbot" \
+# Issue 70 on both cores. Core 0: the belief model of the SmartBot
+# blueprint (6 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
+# beside SPARTA (runs/hanabi_smartbot_lbs.sh), then the rule bot's
+# seven-card belief model. Core 1: SPARTA on SmartBot at this project's
+# settings, the six-card belief model (runs/belief_hand_sizes.sh), then
+# SPARTA at its reference settings. (Issue 69's runs, Lights Out's
+# campaign, the cube's baselines and issue 71's Stratego match spread have
+# ended, as have issues 44-46's runs; their commands are in runs/README.md.)
+start 0 hanabi_core0 \
+  "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards" \
   '"$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
    --minutes=360 --ship --output_dir=run_state/belief_campaign \
-   --mirror_dir=runs/belief_campaign'
+   --mirror_dir=runs/belief_campaign &&
+   bash runs/hanabi_smartbot_lbs.sh &&
+   bash runs/belief_hand_sizes.sh seven_cards'
 start 1 hanabi_core1 \
-  "hanabi_smartbot_search.sh|belief_hand_sizes.sh" \
+  "hanabi_smartbot_search.sh|belief_hand_sizes.sh six_cards" \
   'bash runs/hanabi_smartbot_search.sh ours &&
-   bash runs/belief_hand_sizes.sh &&
+   bash runs/belief_hand_sizes.sh six_cards &&
    bash runs/hanabi_smartbot_search.sh reference'
