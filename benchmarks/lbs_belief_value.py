@@ -6,13 +6,16 @@ campaign, `lbs_belief_campaign.py`, kept under --campaign_dir, and the
 shipped model), scores it on the trainer's held-out games and plays LBS
 with --depth-move rollouts on the same --games decks, paired with the
 blueprint alone on each; SPARTA's gain on those decks is the line LBS aims
-at. Every run resumes from its games.jsonl (a SPARTA run of the same
-settings copied into output_dir/SPARTA is reused). Prints a table and
-writes results.json and belief_value.png.
+at. Where SPARTA refuses the decks' beliefs (seven-card hands: too many
+hands to hold), or with --target_gain, LBS aims at that gain instead (by
+default 0: where LBS starts to pay). Every run resumes from its games.jsonl
+(a SPARTA run of the same settings copied into output_dir/SPARTA is
+reused). Prints a table and writes results.json and belief_value.png.
 
 Then it extrapolates, and says so: a straight line through the models'
 (cross-entropy, gain) points, weighted by their errors, gives the
-cross-entropy at which LBS would keep --target_share of SPARTA's gain; the
+cross-entropy at which LBS would keep --target_share of SPARTA's gain (or
+reach --target_gain); the
 campaign's own curve (its metrics.jsonl, held-out cross-entropy against
 training minutes, fit as a + b ln(minutes) from 30 minutes on) gives the
 CPU-minutes that would reach it. With --quality (the JSON of
@@ -21,19 +24,23 @@ cross-entropy on the same scale marks the floor no model can pass.
 
   python benchmarks/lbs_belief_value.py --preset=full --blueprint=rules \
       --games=30 --rollouts=1000 --output_dir=benchmark_results/belief_value
+  python benchmarks/lbs_belief_value.py --preset=seven_cards \
+      --campaign_dir=run_state/belief_campaign_seven_cards \
+      --output_dir=benchmark_results/belief_value_seven_cards
 """
 
 import glob
 import json
 import os
 import re
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from absl import app
 from absl import flags
 import numpy as np
 
 from open_spiel_ext.algorithms.hanabi import belief_model
+from open_spiel_ext.algorithms.hanabi import beliefs
 from open_spiel_ext.algorithms.hanabi import selfplay
 from open_spiel_ext.algorithms.hanabi import shipped
 from open_spiel_ext.algorithms.hanabi import sparta
@@ -58,9 +65,16 @@ _DEPTH = flags.DEFINE_integer("depth", 16, "LBS's rollout depth (moves).",
 _ROLLOUTS = flags.DEFINE_integer("rollouts", 1_000,
                                  "Rollouts per decision (both searches).")
 _BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
+_MAX_BELIEF_HANDS = flags.DEFINE_integer(
+    "max_belief_hands", sparta.Config.max_belief_hands,
+    "SPARTA refuses exact beliefs that may hold more hands.", lower_bound=1)
 _TARGET_SHARE = flags.DEFINE_float(
     "target_share", 0.55, "The share of SPARTA's gain the extrapolation "
     "aims at (the LBS paper's lowest).")
+_TARGET_GAIN = flags.DEFINE_float(
+    "target_gain", None, "The paired gain the extrapolation aims at instead "
+    "of --target_share of SPARTA's (default where SPARTA refuses: 0, where "
+    "LBS starts to pay).")
 _QUALITY = flags.DEFINE_string(
     "quality", None, "lbs_belief_quality.py's JSON on this blueprint: "
     "places the exact belief on the held-out scale.")
@@ -104,13 +118,18 @@ def main(argv: Sequence[str]) -> None:
   with cli.user_input("blueprint"):
     blueprint = selfplay.blueprint(preset, name)
   models = _MODELS.value or default_models(_CAMPAIGN_DIR.value, preset, name)
-  config = sparta.Config(rollouts=_ROLLOUTS.value, batch=_BATCH.value)
+  config = sparta.Config(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
+                         max_belief_hands=_MAX_BELIEF_HANDS.value)
   rows, results = [], {}
   with cli.user_input(), cli.executor_from_flags() as executor:
     run = lambda label, search: selfplay.run_games(
         executor, preset, name, _SEED.value, _GAMES.value, search,
         os.path.join(output_dir, label))["summary"]
-    spartan = run("SPARTA", selfplay.search_spec("sparta", config=config))
+    try:
+      spartan = run("SPARTA", selfplay.search_spec("sparta", config=config))
+    except beliefs.BeliefTooLarge as error:
+      print(f"SPARTA refused: {error}", flush=True)
+      spartan, results["SPARTA"] = None, {"refused": str(error)}
     for path in models:
       label = model_label(path)
       cross_entropy = belief_model.held_out_cross_entropy(
@@ -124,27 +143,49 @@ def main(argv: Sequence[str]) -> None:
           label, f"{cross_entropy:.3f}",
           f"{cell['paired_gain']:+.2f} ± "
           f"{cell['paired_gain_standard_error']:.2f}",
-          f"{cell['paired_gain'] / spartan['paired_gain']:.0%}",
-          f"{cell['seconds_per_game']:.1f}",
-          f"{spartan['seconds_per_game'] / cell['seconds_per_game']:.1f}"])
-  results["SPARTA"] = spartan
+          f"{cell['seconds_per_game']:.1f}", *beside_sparta(cell, spartan)])
+  if spartan is not None:
+    results["SPARTA"] = spartan
   metrics_path = os.path.join(_CAMPAIGN_DIR.value, name, "metrics.jsonl")
   with cli.user_input("quality"):
     floor = exact_floor(_QUALITY.value, blueprint) if _QUALITY.value else None
   results["extrapolation"] = extrapolation = extrapolate(
       results, spartan, reporting.read_json_lines(metrics_path), floor)
+  sparta_line = ("SPARTA refused" if spartan is None else
+                 f"SPARTA's paired gain {spartan['paired_gain']:+.2f} ± "
+                 f"{spartan['paired_gain_standard_error']:.2f}, "
+                 f"{spartan['seconds_per_game']:.1f} s a game")
   print(f"LBS-{_DEPTH.value} on {_GAMES.value} decks of Hanabi {preset} "
-        f"({name}); SPARTA's paired gain {spartan['paired_gain']:+.2f} ± "
-        f"{spartan['paired_gain_standard_error']:.2f}, "
-        f"{spartan['seconds_per_game']:.1f} s a game:\n" +
+        f"({name}); {sparta_line}:\n" +
         reporting.markdown_table(
-            ["belief model", "held-out CE", "LBS paired gain",
-             "share of SPARTA's", "s / game", "times faster"], rows))
+            ["belief model", "held-out CE", "LBS paired gain", "s / game",
+             "share of SPARTA's", "times faster"], rows))
   print(describe(extrapolation))
   with open(os.path.join(output_dir, "results.json"), "w") as f:
     json.dump(results, f, indent=1)
   plot(results, spartan, reporting.read_json_lines(metrics_path),
        os.path.join(output_dir, "belief_value.png"))
+
+
+def beside_sparta(cell: dict[str, Any],
+                  spartan: Optional[dict[str, Any]]) -> list[str]:
+  """An LBS cell's share of SPARTA's gain and how many times faster it is
+  ("–" for both where SPARTA refused)."""
+  if spartan is None:
+    return ["–", "–"]
+  return [f"{cell['paired_gain'] / spartan['paired_gain']:.0%}",
+          f"{spartan['seconds_per_game'] / cell['seconds_per_game']:.1f}"]
+
+
+def target(spartan: Optional[dict[str, Any]]) -> tuple[float, str]:
+  """The paired gain the extrapolation aims at, and its words: --target_gain
+  if given, else --target_share of SPARTA's gain, else (SPARTA refused)
+  0."""
+  if _TARGET_GAIN.value is not None or spartan is None:
+    gain = _TARGET_GAIN.value or 0.0
+    return gain, f"a paired gain of {gain:+.2f}"
+  return (_TARGET_SHARE.value * spartan["paired_gain"],
+          f"{_TARGET_SHARE.value:.0%} of SPARTA's gain")
 
 
 def exact_floor(quality_path: str, blueprint: Any) -> dict[str, float]:
@@ -170,15 +211,15 @@ def campaign_curve(metrics: list[dict[str, Any]]
           np.array([m["eval_cross_entropy"] for m in evaluated]))
 
 
-def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
+def extrapolate(results: dict[str, Any], spartan: Optional[dict[str, Any]],
                 metrics: list[dict[str, Any]],
                 floor: Any) -> dict[str, Any]:
-  """Where the models' line crosses --target_share of SPARTA's gain, and
-  the campaign minutes its log-linear trend needs to get there (None
-  where a fit cannot say: fewer than two points, or no downward slope)."""
+  """Where the models' line crosses the target gain (`target`), and the
+  campaign minutes its log-linear trend needs to get there (None where a
+  fit cannot say: fewer than two points, or no downward slope)."""
   cells = [c for label, c in results.items() if label != "SPARTA"]
-  target = _TARGET_SHARE.value * spartan["paired_gain"]
-  out = {"target_share": _TARGET_SHARE.value, "target_gain": target,
+  target_gain, aim = target(spartan)
+  out = {"aim": aim, "target_gain": target_gain,
          "floor": floor, "line": None, "needed_cross_entropy": None,
          "trend": None, "needed_minutes": None}
   if len({c["cross_entropy"] for c in cells}) >= 2:
@@ -187,7 +228,7 @@ def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
         1, w=[1 / max(c["paired_gain_standard_error"], 1e-9) for c in cells])
     out["line"] = [float(slope), float(intercept)]
     if slope < 0:
-      out["needed_cross_entropy"] = float((target - intercept) / slope)
+      out["needed_cross_entropy"] = float((target_gain - intercept) / slope)
   minutes, cross_entropy = campaign_curve(metrics)
   fitted = minutes >= TREND_FROM_MINUTES
   minutes, cross_entropy = minutes[fitted], cross_entropy[fitted]
@@ -205,8 +246,8 @@ def extrapolate(results: dict[str, Any], spartan: dict[str, Any],
 def describe(extrapolation: dict[str, Any]) -> str:
   """The extrapolation in words, as an extrapolation."""
   e = extrapolation
-  lines = [f"Extrapolated, not measured: to keep {e['target_share']:.0%} of "
-           f"SPARTA's gain ({e['target_gain']:+.2f})"]
+  lines = [f"Extrapolated, not measured: to reach {e['aim']} "
+           f"({e['target_gain']:+.2f})"]
   if e["needed_cross_entropy"] is None:
     return lines[0] + ": the models' points give no falling line yet."
   lines.append(f"LBS needs a held-out cross-entropy of about "
@@ -230,11 +271,11 @@ def describe(extrapolation: dict[str, Any]) -> str:
   return ";\n  ".join(lines) + "."
 
 
-def plot(results: dict[str, Any], spartan: dict[str, Any],
+def plot(results: dict[str, Any], spartan: Optional[dict[str, Any]],
          metrics: list[dict[str, Any]], path: str) -> None:
-  """LBS's paired gain against the model's cross-entropy, SPARTA's beside;
-  the campaign's cross-entropy against minutes; both with the
-  extrapolation."""
+  """LBS's paired gain against the model's cross-entropy, SPARTA's beside
+  (unless it refused); the campaign's cross-entropy against minutes; both
+  with the extrapolation."""
   extrapolation = results["extrapolation"]
   fig, (axis, trend_axis) = reporting.plt.subplots(1, 2, figsize=(12, 4.5))
   cells = [cell for label, cell in results.items()
@@ -243,7 +284,8 @@ def plot(results: dict[str, Any], spartan: dict[str, Any],
                 [c["paired_gain"] for c in cells],
                 [c["paired_gain_standard_error"] for c in cells],
                 marker="o", linestyle="", label=f"LBS-{_DEPTH.value}")
-  axis.axhline(spartan["paired_gain"], color="C1", label="SPARTA")
+  if spartan is not None:
+    axis.axhline(spartan["paired_gain"], color="C1", label="SPARTA")
   axis.axhline(0, color="grey", linewidth=0.8)
   needed = extrapolation["needed_cross_entropy"]
   if extrapolation["line"] is not None:
@@ -270,8 +312,7 @@ def plot(results: dict[str, Any], spartan: dict[str, Any],
                       label="log-linear trend (extrapolated)")
     if needed is not None:
       trend_axis.axhline(needed, color="C3", linestyle=":",
-                         label=f"needed for {_TARGET_SHARE.value:.0%} of "
-                               "SPARTA's gain")
+                         label=f"needed for {extrapolation['aim']}")
     trend_axis.set_xscale("log")
     trend_axis.set_xlabel("training minutes (one CPU core)")
     trend_axis.set_ylabel("held-out cross-entropy per card (nats)")
