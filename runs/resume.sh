@@ -24,8 +24,8 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # blueprint (6 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
 # beside SPARTA (runs/hanabi_smartbot_lbs.sh), then the rule bot's
 # seven-card belief model. Core 1: SPARTA on SmartBot at this project's
-# settings, the six-card belief model (runs/belief_hand_sizes.sh), then
-# SPARTA at its reference settings. (Issue 69's runs, Lights Out's
+# settings, then at its reference settings (runs/hanabi_smartbot_search.sh),
+# then the six-card belief model (runs/belief_hand_sizes.sh). (Issue 69's runs, Lights Out's
 # campaign, the cube's baselines and issue 71's Stratego match spread have
 # ended, as have issues 44-46's runs; their commands are in runs/README.md.)
 start 0 hanabi_core0 \
@@ -37,6 +37,5 @@ start 0 hanabi_core0 \
    bash runs/belief_hand_sizes.sh seven_cards'
 start 1 hanabi_core1 \
   "hanabi_smartbot_search.sh|belief_hand_sizes.sh six_cards" \
-  'bash runs/hanabi_smartbot_search.sh ours &&
-   bash runs/belief_hand_sizes.sh six_cards &&
-   bash runs/hanabi_smartbot_search.sh reference'
+  'bash runs/hanabi_smartbot_search.sh ours reference &&
+   bash runs/belief_hand_sizes.sh six_cards'
