@@ -68,6 +68,9 @@ _HAND_SIZE_DEPTH = flags.DEFINE_string("hand_size_depth", "16",
 _ROLLOUTS = flags.DEFINE_integer("rollouts", 10_000,
                                  "Rollouts per decision (both searches).")
 _BATCH = flags.DEFINE_integer("batch", 1_000, "Rollouts played at once.")
+_THRESHOLD = flags.DEFINE_float(
+    "threshold", sparta.Config.threshold, "The gain a search needs to leave "
+    "the blueprint's move (SPARTA's reference code: 0.1).", lower_bound=0)
 _MAX_BELIEF_HANDS = flags.DEFINE_integer(
     "max_belief_hands", sparta.Config.max_belief_hands,
     "SPARTA refuses exact beliefs that may hold more hands.")
@@ -111,6 +114,7 @@ def run_cell(preset: str, blueprint: str, label: str,
 def _searches(preset: str, blueprint: str, depths: Sequence[Optional[int]],
               both_players: bool) -> list[tuple[str, dict[str, Any]]]:
   config = sparta.Config(rollouts=_ROLLOUTS.value, batch=_BATCH.value,
+                         threshold=_THRESHOLD.value,
                          max_belief_hands=_MAX_BELIEF_HANDS.value)
   model = os.path.join(_BELIEF_DIR.value, os.path.basename(
       shipped.belief_model_path(preset, blueprint)))
@@ -171,7 +175,8 @@ def print_blueprints(table: dict[str, Any]) -> None:
   games = ", ".join(f"{count} for {blueprint}"
                     for blueprint, count in games_per_blueprint().items())
   print(f"\n### Search on Hanabi {_PRESET.value} (paired games a cell: "
-        f"{games}; {_ROLLOUTS.value:,d} rollouts a decision)\n")
+        f"{games}; {_ROLLOUTS.value:,d} rollouts a decision, deviating "
+        f"for a gain above {_THRESHOLD.value:g})\n")
   print("| blueprint | search | score | paired gain | s/game | of which "
         "belief | share of SPARTA's gain | times faster than SPARTA |")
   print("|---|---|---|---|---|---|---|---|")
