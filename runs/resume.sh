@@ -22,19 +22,21 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 
 # Issue 70 on both cores. Core 0: the belief model of the SmartBot
 # blueprint (6 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
-# beside SPARTA (runs/hanabi_smartbot_lbs.sh), then the rule bot's
-# seven-card belief model. Core 1: SPARTA on SmartBot at this project's
+# beside SPARTA (runs/hanabi_smartbot_lbs.sh), the rule bot's seven-card
+# belief model, then the hand-size table with the new six- and seven-card
+# models (runs/hanabi_hand_sizes.sh). Core 1: SPARTA on SmartBot at this project's
 # settings, then at its reference settings (runs/hanabi_smartbot_search.sh),
 # then the six-card belief model (runs/belief_hand_sizes.sh). (Issue 69's runs, Lights Out's
 # campaign, the cube's baselines and issue 71's Stratego match spread have
 # ended, as have issues 44-46's runs; their commands are in runs/README.md.)
 start 0 hanabi_core0 \
-  "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards" \
+  "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards|hanabi_hand_sizes.sh" \
   '"$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
    --minutes=360 --ship --output_dir=run_state/belief_campaign \
    --mirror_dir=runs/belief_campaign &&
    bash runs/hanabi_smartbot_lbs.sh &&
-   bash runs/belief_hand_sizes.sh seven_cards'
+   bash runs/belief_hand_sizes.sh seven_cards &&
+   bash runs/hanabi_hand_sizes.sh'
 start 1 hanabi_core1 \
   "hanabi_smartbot_search.sh|belief_hand_sizes.sh six_cards" \
   'bash runs/hanabi_smartbot_search.sh ours reference &&
