@@ -119,11 +119,15 @@ def weights(rules: engine_lib.Rules, game: engine_lib.HanabiState,
 
 
 def consistent(rules: engine_lib.Rules, game: engine_lib.HanabiState,
-               player: int, hands: np.ndarray) -> np.ndarray:
+               player: int, hands: np.ndarray,
+               known: Optional[np.ndarray] = None) -> np.ndarray:
   """[N] whether each of `hands` ([N, H], -1 in empty slots) is one
-  `player` may hold in `game` (a `row`) by its hints and the copies it
-  cannot see."""
+  `player` may hold in `game` (a `row`) by its hints, the copies it cannot
+  see and, if given, `known` ([H, C·R]: what else is publicly known of each
+  slot, `Blueprint.known_identities`)."""
   allowed = plausible(rules, game, player)
+  if known is not None:
+    allowed = allowed & known
   present = hands >= 0
   fits = np.where(present, allowed[np.arange(hands.shape[1]),
                                    np.maximum(hands, 0)], True).all(axis=1)

@@ -33,7 +33,7 @@ games to the end, `self_play_scores` whole games from decks and
 import abc
 import functools
 import hashlib
-from typing import Any, Callable, Hashable, NamedTuple
+from typing import Any, Callable, Hashable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -111,6 +111,16 @@ class Blueprint(abc.ABC):
           legal_action_mask=engine.legal_actions_of(states))
     return self.act(params, jax.tree.map(broadcast, memory), states,
                     jnp.full(hands.shape[0], mover))
+
+  def known_identities(self, memory: Memory,
+                       player: int) -> Optional[np.ndarray]:
+    """[H, C·R] the cards each slot of `player`'s hand may be by what the
+    memory of one game (a `beliefs.row`) has publicly inferred, conventions
+    included, or None where it infers nothing beyond the hints (the
+    default). Searches that draw hands from a learned belief reject the
+    hands it rules out."""
+    del memory, player
+    return None
 
   def value(self, params: Any, memory: Memory,
             states: engine_lib.HanabiState) -> jax.Array:

@@ -6,8 +6,9 @@ deviation threshold) with two changes that make it cheap:
 
 - the searcher's hands come from a learned belief model
   (`belief_model.py`), whose encoder follows the searcher's observations;
-  hands the public information rules out (hints, visible copies) are
-  rejected, and when fewer than `min_acceptance` of the draws survive the
+  hands the public information rules out (hints, visible copies, and what
+  the blueprint's memory infers from its conventions,
+  `Blueprint.known_identities`: SmartBot's grid) are rejected, and when fewer than `min_acceptance` of the draws survive the
   search keeps the blueprint's move (the reference falls back below 5%);
 - a rollout plays `depth` moves, the searched move and then the blueprint's,
   and adds the blueprint's value of the state it reaches (the learned
@@ -136,16 +137,17 @@ def _truncated_rollout(blueprint: blueprints.Blueprint, depth: int,
 
 class RejectionSampler:
   """Hands from `draw` ((count, rng) -> at least `count` hands), those the
-  public information rules out rejected. Accepted hands not yet used wait
-  for the next call (they are independent draws of one distribution); once
-  fewer than `min_acceptance` of the draws were accepted it gives up
-  (returns None)."""
+  public information rules out rejected (the hints, the copies in sight and
+  `known`, what the blueprint's memory publicly inferred). Accepted hands
+  not yet used wait for the next call (they are independent draws of one
+  distribution); once fewer than `min_acceptance` of the draws were
+  accepted it gives up (returns None)."""
 
   def __init__(self, draw: sparta.Sampler, rules: engine_lib.Rules,
                game: engine_lib.HanabiState, player: int,
-               min_acceptance: float):
+               min_acceptance: float, known: Optional[np.ndarray] = None):
     self.draw, self.rules, self.game, self.player = draw, rules, game, player
-    self.min_acceptance = min_acceptance
+    self.min_acceptance, self.known = min_acceptance, known
     self.pool = np.zeros((0, rules.hand_size), np.int8)
     self.drawn = self.accepted = 0
 
@@ -153,7 +155,8 @@ class RejectionSampler:
                rng: np.random.Generator) -> Optional[np.ndarray]:
     while len(self.pool) < count:
       hands = self.draw(count - len(self.pool), rng)
-      fits = beliefs.consistent(self.rules, self.game, self.player, hands)
+      fits = beliefs.consistent(self.rules, self.game, self.player, hands,
+                                self.known)
       self.drawn += len(hands)
       self.accepted += int(fits.sum())
       if self.accepted < self.min_acceptance * self.drawn:
@@ -228,9 +231,10 @@ class LbsSearcher(sparta.Searcher):
           blueprint.params, value_params)
 
   def decide(self, game, memory, rng):
-    sample = RejectionSampler(self.belief.sampler(game),
-                              self.blueprint.engine.rules, game, self.player,
-                              self.config.min_acceptance)
+    sample = RejectionSampler(
+        self.belief.sampler(game), self.blueprint.engine.rules, game,
+        self.player, self.config.min_acceptance,
+        self.blueprint.known_identities(memory, self.player))
     return sparta.monte_carlo_search(
         self.blueprint, game, memory, self.player, sample,
         self.config.search, rng, self.rollout)

@@ -507,6 +507,11 @@ class SmartBlueprint(blueprints.Blueprint):
     return jax.vmap(functools.partial(_act_one, self._rules))(
         memory, states, jnp.asarray(movers, jnp.int32))
 
+  def known_identities(self, memory, player):
+    """The public grid of `player`'s cards: what hints and the conventions
+    in use crossed off, read from its partner's moves."""
+    return np.asarray(memory.grid)[player]
+
 
 def max_moves(rules: engine_lib.Rules) -> int:
   """More moves than any game has: one per card that leaves a hand, one per

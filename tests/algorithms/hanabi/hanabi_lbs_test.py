@@ -182,6 +182,23 @@ def test_accepted_samples_fit_the_public_information():
               unseen).all()
 
 
+def test_what_the_blueprint_knows_rejects_more_samples():
+  model = _model(SMALL)
+  game = _positions(SMALL, 2)[6]
+  belief = lbs.LearnedBelief(model, _rule_bot(SMALL), 1, game, 256)
+  plain = lbs.RejectionSampler(belief.sampler(game), SMALL, game, 1, 0.0)
+  hands = plain(200, np.random.default_rng(0)).astype(int)
+  present = np.flatnonzero(hands[0] >= 0)
+  slot, card = present[0], hands[0, present[0]]
+  known = beliefs.plausible(SMALL, game, 1)
+  known[slot, card] = False  # As if a convention had crossed it off.
+  narrowed = lbs.RejectionSampler(belief.sampler(game), SMALL, game, 1, 0.0,
+                                  known)
+  kept = narrowed(200, np.random.default_rng(0))
+  assert len(kept) == 200 and not (kept[:, slot] == card).any()
+  assert (hands[:, slot] == card).any()
+
+
 def test_a_learned_belief_draws_the_smallest_batch_that_holds_the_count():
   game = _positions(SMALL, 1)[4]
   belief = lbs.LearnedBelief(_model(SMALL), _rule_bot(SMALL), 1, game, 256)

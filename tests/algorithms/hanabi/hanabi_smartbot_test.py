@@ -6,6 +6,7 @@ belief model of its games."""
 import json
 import os
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -158,6 +159,28 @@ def test_the_mover_never_reads_its_own_cards(bot):
     assert int(move[0]) == int(jitted.act((), memory, other, mover)[0])
     state = bot.engine.step(state, move)
     memory = jitted.remember((), memory, state)
+
+
+def test_what_it_publicly_knows_never_rules_out_a_hand_held(bot):
+  # Searches reject hands outside `known_identities`: along self-play on
+  # the reference games' decks, every card held must stay inside it.
+  jitted = blueprints.jitted(bot)
+  decks = np.array([game["deck"] for game in _reference_games()[:8]])
+  state = bot.engine.deal(jnp.asarray(decks, jnp.int32))
+  memory = jitted.start((), state)
+  narrowed = 0
+  while not np.asarray(state.terminated).all():
+    for game in np.flatnonzero(~np.asarray(state.terminated)):
+      row = jax.tree.map(lambda x, g=game: x[g], memory)
+      for player in range(2):
+        known = bot.known_identities(row, player)
+        hand = np.asarray(state.hands)[game, player]
+        held = hand >= 0
+        assert known[np.flatnonzero(held), hand[held]].all()
+        narrowed += int(known[held].sum() < known.shape[1] * held.sum())
+    state = bot.engine.step(state, jitted.moves((), memory, state))
+    memory = jitted.remember((), memory, state)
+  assert narrowed > 100  # It does know something.
 
 
 def test_bad_inputs_are_named():
