@@ -8,8 +8,9 @@ deviation threshold) with two changes that make it cheap:
   (`belief_model.py`), whose encoder follows the searcher's observations;
   hands the public information rules out (hints, visible copies, and what
   the blueprint's memory infers from its conventions,
-  `Blueprint.known_identities`: SmartBot's grid) are rejected, and when fewer than `min_acceptance` of the draws survive the
-  search keeps the blueprint's move (the reference falls back below 5%);
+  `Blueprint.known_identities`: SmartBot's grid) are rejected, and when
+  fewer than `min_acceptance` of the draws survive the search keeps the
+  blueprint's move (the reference falls back below 5%);
 - a rollout plays `depth` moves, the searched move and then the blueprint's,
   and adds the blueprint's value of the state it reaches (the learned
   blueprints' Q value of the best legal move of the player to move; for the
