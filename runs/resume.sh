@@ -21,7 +21,7 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 }
 
 # Issue 70 on both cores. Core 0: the belief model of the SmartBot
-# blueprint (6 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
+# blueprint (3 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
 # beside SPARTA (runs/hanabi_smartbot_lbs.sh), the rule bot's seven-card
 # belief model, then the hand-size table with the new six- and seven-card
 # models (runs/hanabi_hand_sizes.sh). Core 1: SPARTA on SmartBot at this project's
@@ -32,7 +32,7 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 start 0 hanabi_core0 \
   "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards|hanabi_hand_sizes.sh" \
   '"$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
-   --minutes=360 --ship --output_dir=run_state/belief_campaign \
+   --minutes=180 --ship --output_dir=run_state/belief_campaign \
    --mirror_dir=runs/belief_campaign &&
    bash runs/hanabi_smartbot_lbs.sh &&
    bash runs/belief_hand_sizes.sh seven_cards &&

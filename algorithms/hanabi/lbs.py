@@ -8,8 +8,12 @@ deviation threshold) with two changes that make it cheap:
   (`belief_model.py`), whose encoder follows the searcher's observations;
   hands the public information rules out (hints, visible copies, and what
   the blueprint's memory infers from its conventions,
-  `Blueprint.known_identities`: SmartBot's grid) are rejected, and when
-  fewer than `min_acceptance` of the draws survive the search keeps the
+  `Blueprint.known_identities`: SmartBot's grid) are rejected, as are the
+  hands with which the blueprint would not have made the other players'
+  moves since the searcher's own last one (its hand has not changed since:
+  the check is exact, as SPARTA's belief update is for those moves; the
+  rule bot's "play the newest card hinted" is read so), and when fewer
+  than `min_acceptance` of the draws survive the search keeps the
   blueprint's move (the reference falls back below 5%);
 - a rollout plays `depth` moves, the searched move and then the blueprint's,
   and adds the blueprint's value of the state it reaches (the learned
@@ -46,6 +50,8 @@ class Config:
   search: sparta.Config = sparta.Config()
   depth: Optional[int] = 16  # Moves per rollout, then the value; None: all.
   min_acceptance: float = 0.05  # Of belief draws consistent with the hints.
+  # Whether draws must explain the others' moves since the searcher's last.
+  explain_moves: bool = True
 
   def __post_init__(self):
     if self.depth is not None and (not isinstance(self.depth, int) or
@@ -136,19 +142,25 @@ def _truncated_rollout(blueprint: blueprints.Blueprint, depth: int,
   return jax.jit(run)
 
 
+HandTest = Callable[[np.ndarray], np.ndarray]  # [N, H] hands -> [N] bool.
+
+
 class RejectionSampler:
   """Hands from `draw` ((count, rng) -> at least `count` hands), those the
   public information rules out rejected (the hints, the copies in sight and
-  `known`, what the blueprint's memory publicly inferred). Accepted hands
-  not yet used wait for the next call (they are independent draws of one
-  distribution); once fewer than `min_acceptance` of the draws were
-  accepted it gives up (returns None)."""
+  `known`, what the blueprint's memory publicly inferred), and those that
+  fail `explains` (`explains_moves`). Accepted hands not yet used wait for
+  the next call (they are independent draws of one distribution); once
+  fewer than `min_acceptance` of the draws were accepted it gives up
+  (returns None)."""
 
   def __init__(self, draw: sparta.Sampler, rules: engine_lib.Rules,
                game: engine_lib.HanabiState, player: int,
-               min_acceptance: float, known: Optional[np.ndarray] = None):
+               min_acceptance: float, known: Optional[np.ndarray] = None,
+               explains: Optional[HandTest] = None):
     self.draw, self.rules, self.game, self.player = draw, rules, game, player
     self.min_acceptance, self.known = min_acceptance, known
+    self.explains = explains
     self.pool = np.zeros((0, rules.hand_size), np.int8)
     self.drawn = self.accepted = 0
 
@@ -158,6 +170,8 @@ class RejectionSampler:
       hands = self.draw(count - len(self.pool), rng)
       fits = beliefs.consistent(self.rules, self.game, self.player, hands,
                                 self.known)
+      if self.explains is not None and fits.any():
+        fits[fits] = self.explains(hands[fits])
       self.drawn += len(hands)
       self.accepted += int(fits.sum())
       if self.accepted < self.min_acceptance * self.drawn:
@@ -165,6 +179,22 @@ class RejectionSampler:
       self.pool = np.concatenate([self.pool, hands[fits].astype(np.int8)])
     hands, self.pool = self.pool[:count], self.pool[count:]
     return hands
+
+
+def explains_moves(blueprint: blueprints.Blueprint, player: int,
+                   moves: Sequence[tuple[engine_lib.HanabiState,
+                                         blueprints.Memory, int]],
+                   hands: np.ndarray) -> np.ndarray:
+  """[N] whether the blueprint, were `player` to hold each of `hands`
+  ([N, H]), would have made every one of `moves` ((game, memory, move),
+  `row`s: other players' moves through which `player`'s hand did not
+  change)."""
+  belief = beliefs.Belief(player, hands)
+  fits = np.ones(len(hands), bool)
+  for game, memory, move in moves:
+    fits &= beliefs.blueprint_moves(blueprint, game, memory, belief,
+                                    int(game.current_player)) == move
+  return fits
 
 
 FEWEST_DRAWS = 64  # The smallest batch of hands a learned belief draws.
@@ -224,6 +254,9 @@ class LbsSearcher(sparta.Searcher):
       belief = LearnedBelief(model, blueprint, player, game,
                              config.search.batch)
     self.belief = belief
+    # The other players' moves since this player's last: (game, memory,
+    # move), the player's hand the same throughout.
+    self.moves_since = []
     self.rollout = None
     if config.depth is not None:
       value, value_params = bootstrap(blueprint, model)
@@ -232,16 +265,24 @@ class LbsSearcher(sparta.Searcher):
           blueprint.params, value_params)
 
   def decide(self, game, memory, rng):
+    explains = None
+    if self.config.explain_moves and self.moves_since:
+      explains = functools.partial(explains_moves, self.blueprint,
+                                   self.player, tuple(self.moves_since))
     sample = RejectionSampler(
         self.belief.sampler(game), self.blueprint.engine.rules, game,
         self.player, self.config.min_acceptance,
-        self.blueprint.known_identities(memory, self.player))
+        self.blueprint.known_identities(memory, self.player), explains)
     return sparta.monte_carlo_search(
         self.blueprint, game, memory, self.player, sample,
         self.config.search, rng, self.rollout)
 
   def observe(self, before, memory, action, after):
     self.belief.observe(before, memory, action, after)
+    if int(before.current_player) == self.player:
+      self.moves_since = []
+    else:
+      self.moves_since.append((before, memory, action))
 
 
 def lbs_start(blueprint: blueprints.Blueprint,

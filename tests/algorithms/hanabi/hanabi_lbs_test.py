@@ -1,6 +1,7 @@
 """Tests of the learned belief model and learned belief search (LBS)."""
 
 import dataclasses
+import functools
 import itertools
 import os
 
@@ -197,6 +198,56 @@ def test_what_the_blueprint_knows_rejects_more_samples():
   kept = narrowed(200, np.random.default_rng(0))
   assert len(kept) == 200 and not (kept[:, slot] == card).any()
   assert (hands[:, slot] == card).any()
+
+
+class _ExplainChecker(sparta.Searcher):
+  """Plays the rule bot as player 1 and, at each of its moves, checks
+  `explains_moves` over the moves its LBS searcher kept."""
+
+  def __init__(self, game):
+    super().__init__(_rule_bot(SMALL), 1)
+    self.lbs = lbs.LbsSearcher(self.blueprint, 1, game, _model(SMALL),
+                               lbs.Config(BUDGET, depth=None))
+    self.exact = sparta.ExactBelief(self.blueprint, 1, game)
+    self.hinted = self.rejected = 0
+
+  def decide(self, game, memory, rng):
+    moves = tuple(self.lbs.moves_since)
+    assert len(moves) == 1  # The partner's move since this player's last.
+    explains = functools.partial(lbs.explains_moves, self.blueprint, 1, moves)
+    truth = np.asarray(game.hands)[1][None].astype(np.int8)
+    assert explains(truth).all()
+    assert explains(self.exact.belief.hands).all()
+    if int(game.last.kind) >= engine_lib.REVEAL_COLOR:
+      self.hinted += 1
+      self.rejected += (~explains(beliefs.initial(SMALL, game, 1).hands)
+                       ).any()
+    action = sparta.blueprint_action(self.blueprint, game, memory, 1)
+    return sparta.Decision(action, action, {}, 0, 0.0)
+
+  def observe(self, before, memory, action, after):
+    self.lbs.observe(before, memory, action, after)
+    self.exact.observe(before, memory, action, after)
+
+
+def test_draws_must_explain_the_partners_moves_since_the_searchers_last():
+  # The hand held and every hand of the exact belief explain the partner's
+  # last move; after many hints some hands the hints allow do not (the rule
+  # bot hints the newest card it touches only where that card is playable:
+  # 7 of the 14 hints here).
+  checkers = []
+
+  def start(game):
+    checkers.append(_ExplainChecker(game))
+    return {1: checkers[-1]}
+
+  rng = np.random.default_rng(3)
+  for _ in range(3):
+    sparta.play_game(_rule_bot(SMALL), rng.permutation(SMALL.ordered_deck()),
+                     start)
+  hinted = sum(checker.hinted for checker in checkers)
+  rejected = sum(checker.rejected for checker in checkers)
+  assert hinted > 5 and rejected >= 3
 
 
 def test_a_learned_belief_draws_the_smallest_batch_that_holds_the_count():
