@@ -67,6 +67,10 @@ _MIN_ACCEPTANCE = flags.DEFINE_float(
     lower_bound=0.0, upper_bound=1.0)
 flags.register_validator("min_acceptance", lambda value: value < 1,
                          message="must be below 1")
+_EXPLAIN_MOVES = flags.DEFINE_bool(
+    "explain_moves", True, "LBS: reject the belief's draws with which the "
+    "blueprint would not have made the other players' moves since the "
+    "searcher's last.")
 _OUTPUT_DIR = flags.DEFINE_string("output_dir", "hanabi_play_output",
                                   "Where results.json goes.")
 cli.define_executor_flags()
@@ -93,7 +97,7 @@ def main(argv: Sequence[str]) -> None:
         selfplay.parse_depth(_ROLLOUT_DEPTH.value),
         _MIN_ACCEPTANCE.value,
         _BELIEF_MODEL.value or shipped.belief_model_path(
-            _PRESET.value, _BLUEPRINT.value))
+            _PRESET.value, _BLUEPRINT.value), _EXPLAIN_MOVES.value)
     selfplay.check_spec(_PRESET.value, _BLUEPRINT.value, search)
   if search["kind"] != "none":
     chosen = selfplay.blueprint(_PRESET.value, _BLUEPRINT.value)

@@ -26,7 +26,9 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # belief model, then the hand-size table with the new six- and seven-card
 # models (runs/hanabi_hand_sizes.sh). Core 1: SPARTA on SmartBot at this project's
 # settings, then at its reference settings (runs/hanabi_smartbot_search.sh),
-# then the six-card belief model (runs/belief_hand_sizes.sh). (Issue 69's runs, Lights Out's
+# the hand-size table with the belief models shipped before the campaigns
+# (runs/hanabi_hand_sizes.sh shipped: SPARTA's six-card cell takes about five
+# hours), then the six-card belief model (runs/belief_hand_sizes.sh). (Issue 69's runs, Lights Out's
 # campaign, the cube's baselines and issue 71's Stratego match spread have
 # ended, as have issues 44-46's runs; their commands are in runs/README.md.)
 start 0 hanabi_core0 \
@@ -38,6 +40,7 @@ start 0 hanabi_core0 \
    bash runs/belief_hand_sizes.sh seven_cards &&
    bash runs/hanabi_hand_sizes.sh'
 start 1 hanabi_core1 \
-  "hanabi_smartbot_search.sh|belief_hand_sizes.sh six_cards" \
+  "hanabi_smartbot_search.sh|hanabi_hand_sizes.sh shipped|belief_hand_sizes.sh six_cards" \
   'bash runs/hanabi_smartbot_search.sh ours reference &&
+   bash runs/hanabi_hand_sizes.sh shipped &&
    bash runs/belief_hand_sizes.sh six_cards'

@@ -62,7 +62,8 @@ def search_spec(kind: str, searchers: list[int] = (1,),
                 config: sparta.Config = sparta.Config(),
                 rollout_depth: Optional[int] = 16,
                 min_acceptance: float = 0.05,
-                belief_model_path: Optional[str] = None) -> dict[str, Any]:
+                belief_model_path: Optional[str] = None,
+                explain_moves: bool = True) -> dict[str, Any]:
   """A run's search as a record (checked: ValueError on bad settings)."""
   if kind not in SEARCHES:
     raise ValueError(f"unknown search {kind!r}; the searches are "
@@ -78,6 +79,7 @@ def search_spec(kind: str, searchers: list[int] = (1,),
   if kind == "lbs":
     lbs.Config(config, rollout_depth, min_acceptance)  # Checks them.
     search.update(rollout_depth=rollout_depth, min_acceptance=min_acceptance,
+                  explain_moves=explain_moves,
                   belief_model=belief_model_path,
                   belief_model_digest=belief_model_digest(belief_model_path))
   return search
@@ -119,7 +121,8 @@ def search_start(chosen: blueprints.Blueprint, search: dict[str, Any]
     return sparta.sparta_start(chosen, config, players[0])
   model = load_belief_model(search["belief_model"])
   return lbs.lbs_start(chosen, model, lbs.Config(
-      config, search["rollout_depth"], search["min_acceptance"]), players)
+      config, search["rollout_depth"], search["min_acceptance"],
+      search["explain_moves"]), players)
 
 
 def play(preset: str, blueprint_name: str, game: int, seed: int,

@@ -429,6 +429,17 @@ def test_a_run_resumes_only_with_the_belief_model_it_began_with(tmp_path):
     selfplay.search_spec("lbs", belief_model_path=str(tmp_path / "none"))
 
 
+@pytest.mark.parametrize("explain", [True, False])
+def test_a_run_record_says_whether_draws_explain_the_moves(explain):
+  path = shipped.belief_model_path("small", "rules")
+  spec = selfplay.search_spec("lbs", belief_model_path=path,
+                              explain_moves=explain)
+  assert spec["explain_moves"] is explain
+  game = _positions(SMALL, 1)[0]
+  searchers = selfplay.search_start(_rule_bot(SMALL), spec)(game)
+  assert searchers[1].config.explain_moves is explain
+
+
 SHIPPED_MODELS = sorted(
     name[:-len("_belief.npz")].rsplit("_", 1)[::-1] for name in os.listdir(
         shipped.WEIGHTS_DIR) if name.endswith("_belief.npz"))
