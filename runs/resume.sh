@@ -21,8 +21,9 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 }
 
 # Issue 70 on both cores. Core 0: the belief model of the SmartBot
-# blueprint (3 hours, its mirror in runs/belief_campaign/), LBS on SmartBot
-# beside SPARTA (runs/hanabi_smartbot_lbs.sh), the rule bot's seven-card
+# blueprint (3 hours, its mirror in runs/belief_campaign/; ended), LBS-16 and
+# SPARTA on SmartBot timed side by side (runs/hanabi_smartbot_side_by_side.sh),
+# LBS on SmartBot beside SPARTA (runs/hanabi_smartbot_lbs.sh), the rule bot's seven-card
 # belief model, then the hand-size table with the new six- and seven-card
 # models (runs/hanabi_hand_sizes.sh). Core 1: SPARTA on SmartBot at this project's
 # settings, then at its reference settings (runs/hanabi_smartbot_search.sh),
@@ -32,10 +33,11 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # campaign, the cube's baselines and issue 71's Stratego match spread have
 # ended, as have issues 44-46's runs; their commands are in runs/README.md.)
 start 0 hanabi_core0 \
-  "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards|hanabi_hand_sizes.sh" \
+  "lbs_belief_campaign.py --blueprints=smartbot|hanabi_smartbot_side_by_side.sh|hanabi_smartbot_lbs.sh|belief_hand_sizes.sh seven_cards|hanabi_hand_sizes.sh$" \
   '"$PYTHON" benchmarks/lbs_belief_campaign.py --blueprints=smartbot \
    --minutes=180 --ship --output_dir=run_state/belief_campaign \
    --mirror_dir=runs/belief_campaign &&
+   bash runs/hanabi_smartbot_side_by_side.sh &&
    bash runs/hanabi_smartbot_lbs.sh &&
    bash runs/belief_hand_sizes.sh seven_cards &&
    bash runs/hanabi_hand_sizes.sh'
