@@ -29,7 +29,9 @@ start() {  # start CORE QUEUE PATTERN COMMAND: unless PATTERN already runs.
 # settings, then at its reference settings (runs/hanabi_smartbot_search.sh),
 # the hand-size table with the belief models shipped before the campaigns
 # (runs/hanabi_hand_sizes.sh shipped: SPARTA's six-card cell takes about five
-# hours), then the six-card belief model (runs/belief_hand_sizes.sh). (Issue 69's runs, Lights Out's
+# hours), the six-card belief model (runs/belief_hand_sizes.sh), then LBS-16
+# against that campaign's snapshots (runs/hanabi_hand_sizes.sh value
+# six_cards; core 0's final table then finds it played). (Issue 69's runs, Lights Out's
 # campaign, the cube's baselines and issue 71's Stratego match spread have
 # ended, as have issues 44-46's runs; their commands are in runs/README.md.)
 start 0 hanabi_core0 \
@@ -42,7 +44,8 @@ start 0 hanabi_core0 \
    bash runs/belief_hand_sizes.sh seven_cards &&
    bash runs/hanabi_hand_sizes.sh'
 start 1 hanabi_core1 \
-  "hanabi_smartbot_search.sh|hanabi_hand_sizes.sh shipped|belief_hand_sizes.sh six_cards" \
+  "hanabi_smartbot_search.sh|hanabi_hand_sizes.sh shipped|belief_hand_sizes.sh six_cards|hanabi_hand_sizes.sh value" \
   'bash runs/hanabi_smartbot_search.sh ours reference &&
    bash runs/hanabi_hand_sizes.sh shipped &&
-   bash runs/belief_hand_sizes.sh six_cards'
+   bash runs/belief_hand_sizes.sh six_cards &&
+   bash runs/hanabi_hand_sizes.sh value six_cards'
