@@ -16,8 +16,8 @@
 #       once PRESET's campaign has ended: LBS-16's gain against each
 #       campaign snapshot's held-out cross-entropy, and the campaign's
 #       cross-entropy against training minutes
-#       (benchmarks/lbs_belief_value.py, SPARTA's cell of the first table
-#       copied in), so that the core whose campaign ends first plays it.
+#       (benchmarks/lbs_belief_value.py, SPARTA's cell copied in from either
+#       table), so that the core whose campaign ends first plays it.
 #
 # Every cell resumes per game; two value runs of one preset take turns.
 set -euo pipefail
